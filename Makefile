@@ -1,0 +1,42 @@
+# Thin wrapper over CMake: the two Quick start commands (demo, test) and the GPU/bench checks.
+BUILD     ?= build
+GPU_BUILD ?= build-gpu
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all deps configure build test demo bench gpu-check format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+demo: build
+	./$(BUILD)/vigor run examples/henon_heiles.json --force
+	@echo "demo: Henon-Heiles section at E = 1/8 in results/henon_heiles/ (sections.csv: y = q1, p_y = p1)"
+
+bench: build
+	./$(BUILD)/bench/vigor-bench --json bench/results/latest.json
+
+# On a machine with an NVIDIA GPU: CUDA build for sm_90, every test with the GPU required, the bench.
+gpu-check: deps
+	cmake -S . -B $(GPU_BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_ENABLE_CUDA=ON \
+	      -DVIGOR_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 $(CMAKE_ARGS)
+	cmake --build $(GPU_BUILD) -j$(JOBS)
+	VIGOR_REQUIRE_GPU=1 ctest --test-dir $(GPU_BUILD) --output-on-failure -j$(JOBS)
+	./$(GPU_BUILD)/bench/vigor-bench --backend all --json bench/results/gpu-check.json
+
+format:
+	clang-format -i $$(git ls-files '*.hpp' '*.cpp' '*.cuh' '*.cu')
+
+clean:
+	rm -rf $(BUILD) $(GPU_BUILD)

@@ -1,0 +1,21 @@
+#include <fstream>
+#include <string>
+
+#include "host/backends/cpu_engine.hpp"
+
+namespace vigor::host {
+
+std::string cpu_device_name(int threads) {
+  std::string model = "unknown CPU";
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(colon + 2);
+      break;
+    }
+  }
+  return model + " (" + std::to_string(threads) + " threads)";
+}
+
+}  // namespace vigor::host

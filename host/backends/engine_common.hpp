@@ -1,0 +1,48 @@
+/// @file engine_common.hpp
+/// @brief What the CPU and CUDA engines share: building the model, the integrator and the segment
+/// parameters from a request, and unpacking drained hits. Host-only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "host/engine.hpp"
+#include "kernels/driver.hpp"
+
+namespace vigor::host {
+
+template <class M, class I, class Real>
+struct EngineSetup {
+  static constexpr int kDim = 2 * M::dof;
+  M model;
+  I integrator;
+  kernels::SegmentParams<Real> params;
+
+  EngineSetup(const EngineRequest& r, std::int64_t n, std::size_t budget)
+      : model(M::from_params(r.params.data())), integrator(I::from_options(r.options.data())) {
+    params.n = n;
+    params.h = Real(r.dt);
+    params.section_kind = r.section.kind;
+    params.section_coord = r.section.coordinate;
+    params.section_direction = r.section.direction;
+    params.section_value = Real(r.section.value);
+    params.stroboscopic_every = r.section.every > 0 ? r.section.every : 1;
+    params.max_recorded = r.section.max_crossings;
+    params.hit_capacity = choose_hit_capacity(r.section, n, kDim, sizeof(Real), budget);
+    params.escape_radius2 =
+        r.escape_radius > 0 ? Real(r.escape_radius * r.escape_radius) : Real(-1);
+  }
+};
+
+/// Append the hits of trajectory i (count of them, laid out [(c * cap + slot) * n + i]).
+template <class Real>
+void unpack_hits(const Real* hits, std::int64_t n, int cap, int dim, std::int64_t i, int count,
+                 HitBlock& out) {
+  for (int s = 0; s < count; ++s) {
+    out.trajectory.push_back(i);
+    for (int c = 0; c <= dim; ++c)
+      out.values.push_back(double(hits[(std::int64_t(c) * cap + s) * n + i]));
+  }
+}
+
+}  // namespace vigor::host

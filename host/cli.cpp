@@ -1,0 +1,183 @@
+#include "host/cli.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "host/job.hpp"
+#include "host/registry.hpp"
+#include "host/run.hpp"
+#include "vigor/version.hpp"
+
+namespace vigor::host {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  vigor run JOB.json [--out DIR] [--backend auto|cpu|cuda] [--precision double|float]\n"
+    "                     [--threads N] [--quiet] [--force]\n"
+    "  vigor validate JOB.json [--out DIR] [--backend B] [--precision P]\n"
+    "  vigor list\n"
+    "  vigor --version\n";
+
+const char* rule_text(kernels::Rule r) {
+  switch (r) {
+    case kernels::Rule::kPositive:
+      return "> 0";
+    case kernels::Rule::kNonNegative:
+      return ">= 0";
+    case kernels::Rule::kCount:
+      return "integer >= 1";
+    default:
+      return "finite";
+  }
+}
+
+void print_params(const std::vector<kernels::ParamSpec>& ps) {
+  for (const auto& p : ps)
+    std::printf("      %-10s default %-22.17g %-14s %s\n", p.name, p.default_value,
+                rule_text(p.rule), p.description);
+}
+
+int list() {
+  std::printf("models:\n");
+  for (const auto& m : model_infos()) {
+    std::printf("  %s  (dof %d)\n    %s\n    state:", m.name.c_str(), m.dof,
+                m.description.c_str());
+    for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
+    std::printf("\n");
+    if (!m.params.empty()) {
+      std::printf("    params:\n");
+      print_params(m.params);
+    }
+  }
+  std::printf("integrators:\n");
+  for (const auto& i : integrator_infos()) {
+    std::printf("  %s  (order %d, %s, %s)\n    %s\n    reference: %s\n", i.name.c_str(),
+                i.order, i.symplectic ? "symplectic" : "not symplectic",
+                i.is_explicit ? "explicit" : "implicit", i.description.c_str(),
+                i.reference.c_str());
+    if (!i.options.empty()) {
+      std::printf("    options:\n");
+      print_params(i.options);
+    }
+  }
+  std::printf("backends: cpu%s\n", cuda_device_count() > 0 ? ", cuda" : "");
+  if (cuda_device_count() == 0) std::printf("  (cuda: %s)\n", cuda_unavailable_reason().c_str());
+  return kExitOk;
+}
+
+struct Args {
+  std::string command;
+  std::string job;
+  Overrides overrides;
+  int threads = 0;
+  bool quiet = false;
+  bool force = false;
+};
+
+/// Throws JobError naming the option.
+Args parse_args(int argc, char** argv) {
+  Args a;
+  std::vector<std::string> v(argv + 1, argv + argc);
+  if (v.empty()) throw JobError("command", "missing (expected run, validate or list)");
+  a.command = v[0];
+  for (std::size_t k = 1; k < v.size(); ++k) {
+    const std::string& s = v[k];
+    auto value = [&](const char* name) -> std::string {
+      if (k + 1 >= v.size()) throw JobError(name, "needs a value");
+      return v[++k];
+    };
+    if (s == "--out") {
+      a.overrides.out = value("--out");
+      if (a.overrides.out.empty()) throw JobError("--out", "must not be empty");
+    } else if (s == "--backend") {
+      a.overrides.backend = value("--backend");
+    } else if (s == "--precision") {
+      a.overrides.precision = value("--precision");
+    } else if (s == "--threads") {
+      const std::string t = value("--threads");
+      std::size_t used = 0;
+      long n = 0;
+      try {
+        n = std::stol(t, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != t.size() || n < 1 || n > 4096)
+        throw JobError("--threads", "must be an integer between 1 and 4096, got \"" + t + "\"");
+      a.threads = int(n);
+    } else if (s == "--quiet") {
+      a.quiet = true;
+    } else if (s == "--force") {
+      a.force = true;
+    } else if (!s.empty() && s[0] == '-') {
+      throw JobError(s, "unknown option");
+    } else if (a.job.empty()) {
+      a.job = s;
+    } else {
+      throw JobError("command", "unexpected extra argument \"" + s + "\"");
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  try {
+    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (argc >= 2 && std::string(argv[1]) == "--version") {
+      std::printf("vigor %s\n", kVersion);
+      return kExitOk;
+    }
+    const Args a = parse_args(argc, argv);
+    if (a.command == "list") return list();
+    if (a.command != "run" && a.command != "validate")
+      throw JobError("command", "unknown command \"" + a.command + "\" (expected run, validate or list)");
+    if (a.job.empty()) throw JobError("command", a.command + " needs a job file");
+    const Job job = load_job(a.job, a.overrides);
+    if (a.command == "validate") {
+      std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
+                  job.model.c_str(), job.integrator.c_str(),
+                  static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
+                  job.dt);
+      return kExitOk;
+    }
+    RunOptions opt;
+    opt.threads = a.threads;
+    opt.quiet = a.quiet;
+    try {
+      const auto s = run_job(job, opt, a.force);
+      if (!a.quiet)
+        std::printf(
+            "vigor: %lld trajectories x %lld steps on %s (%s) in %.3g s (%.3g traj-steps/s), "
+            "%lld crossings; results in %s\n",
+            static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
+            s["backend"].get<std::string>().c_str(), s["device"].get<std::string>().c_str(),
+            s["wall_seconds"].get<double>(), s["trajectory_steps_per_second"].get<double>(),
+            static_cast<long long>(s["crossings_total"].get<std::int64_t>()),
+            s["output_dir"].get<std::string>().c_str());
+    } catch (const JobError&) {
+      throw;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: run failed: %s\n", e.what());
+      return kExitRuntime;
+    }
+    return kExitOk;
+  } catch (const JobError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    if (e.path() == "command") std::fputs(kUsage, stderr);
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRuntime;
+  }
+}
+
+}  // namespace vigor::host

@@ -1,0 +1,103 @@
+/// @file engine.hpp
+/// @brief The backend-neutral interface the run loop drives: upload, launch, drain, download.
+///
+/// An Engine owns one ensemble in one precision on one backend, for one (model, integrator) pair
+/// fixed at compile time. The run loop (host/run.cpp) calls launch(end_step) and drain() until no
+/// trajectory is paused on a full section buffer, once per segment, then download() at the end.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vigor::host {
+
+enum class Precision { kDouble, kFloat };
+enum class BackendKind { kAuto, kCpu, kCuda };
+
+/// Section settings as the kernels see them (see kernels/sections.hpp for the codes).
+struct SectionConfig {
+  int kind = 0;               ///< kernels::SectionKind
+  int coordinate = 0;         ///< state component index
+  int direction = 0;          ///< kernels::SectionDirection
+  double value = 0.0;
+  std::int64_t every = 1;     ///< stroboscopic period in steps
+  std::int64_t max_crossings = 1000;  ///< recorded per trajectory over the whole run
+};
+
+/// Everything needed to build an engine.
+struct EngineRequest {
+  std::string model;
+  std::string integrator;
+  Precision precision = Precision::kDouble;
+  std::vector<double> params;   ///< model parameters in the model's kParams order
+  std::vector<double> options;  ///< integrator options in the integrator's kOptions order
+  double dt = 0.0;
+  SectionConfig section;
+  double escape_radius = 0.0;   ///< <= 0: none
+  int threads = 0;              ///< CPU threads; 0: OpenMP default
+  /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
+  std::size_t hit_buffer_bytes = std::size_t(256) << 20;
+};
+
+/// Hits drained from the buffers, in trajectory order, chronological within a trajectory.
+struct HitBlock {
+  int dim = 0;                        ///< state components per hit
+  std::vector<std::int64_t> trajectory;
+  std::vector<double> values;         ///< (1 + dim) per hit: t, then the state
+  void clear() {
+    trajectory.clear();
+    values.clear();
+  }
+};
+
+/// Per-trajectory results, state in SoA layout [c * n + i].
+struct FinalData {
+  std::vector<double> state;
+  std::vector<double> energy0;
+  std::vector<double> energy_error;
+  std::vector<std::int64_t> step;
+  std::vector<std::int64_t> crossings;
+  std::vector<std::int64_t> recorded;
+  std::vector<std::int32_t> status;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  /// Number of state components (2 dof for canonical models).
+  virtual int dim() const = 0;
+  /// Copy the initial states (SoA, n trajectories) in and compute the initial energies.
+  virtual void upload(const std::vector<double>& state_soa, std::int64_t n) = 0;
+  /// Advance every active trajectory towards end_step; trajectories pause on a full buffer.
+  virtual void launch(std::int64_t end_step) = 0;
+  /// Append the buffered hits to `out`; returns how many trajectories filled their buffer (and so
+  /// may be paused short of end_step: launch again with the same end_step).
+  virtual std::int64_t drain(HitBlock& out) = 0;
+  virtual FinalData download() = 0;
+  virtual std::string backend_name() const = 0;
+  virtual std::string device_name() const = 0;
+  /// Hit slots per trajectory per drain.
+  virtual int hit_capacity() const = 0;
+  /// Seconds spent inside launch() (the compute, without transfers).
+  double kernel_seconds() const { return kernel_seconds_; }
+
+ protected:
+  double kernel_seconds_ = 0.0;
+};
+
+/// Section-buffer slots per trajectory: as many as the byte budget allows, at most 64 and at
+/// most max_crossings, at least 1 whenever anything is recorded.
+inline int choose_hit_capacity(const SectionConfig& s, std::int64_t n, int dim,
+                               std::size_t real_bytes, std::size_t budget) {
+  if (s.kind == 0 || s.max_crossings == 0 || n == 0) return 0;
+  const std::size_t per_slot = std::size_t(n) * std::size_t(dim + 1) * real_bytes;
+  std::int64_t cap = std::int64_t(budget / per_slot);
+  if (cap > 64) cap = 64;
+  if (cap > s.max_crossings) cap = s.max_crossings;
+  if (cap < 1) cap = 1;
+  return int(cap);
+}
+
+}  // namespace vigor::host

@@ -1,0 +1,80 @@
+/// @file job.hpp
+/// @brief A job file, parsed and fully validated (DESIGN.md §4), ready for the run loop.
+///
+/// parse_job() either returns a Job whose every field is valid, or throws JobError naming the
+/// offending key path and value (`integrator.dt: must be > 0, got -0.1`). Nothing is computed.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "host/engine.hpp"
+
+namespace vigor::host {
+
+/// Bad input: the message starts with the key path ("integrator.dt: must be > 0, got -0.1").
+class JobError : public std::runtime_error {
+ public:
+  JobError(const std::string& path, const std::string& what)
+      : std::runtime_error(path + ": " + what), path_(path) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// The initial conditions, generated on the host (identical for every backend and thread count).
+struct Ensemble {
+  std::string kind;            ///< states | box | random_box | section_grid
+  std::int64_t count = 0;      ///< trajectories
+  std::int64_t skipped = 0;    ///< section_grid points outside the energetically allowed region
+  std::vector<double> state;   ///< SoA: state[c * count + i]
+};
+
+struct Job {
+  nlohmann::ordered_json source;  ///< the job as given (echoed into summary.json)
+
+  std::string model;
+  std::vector<double> params;     ///< every parameter, in the model's kParams order, defaults filled
+
+  std::string integrator;
+  double dt = 0.0;
+  std::vector<double> options;    ///< every option, in the integrator's kOptions order
+  int newton_iterations = 0;      ///< 0: the integrator's default (explicit integrators ignore it)
+
+  std::int64_t steps = 0;
+  std::int64_t segment_steps = 0; ///< steps per segment (host drains sections between segments)
+
+  Ensemble ensemble;
+
+  bool has_section = false;
+  SectionConfig section;          ///< kind 0 when there is no section
+  double escape_radius = 0.0;     ///< <= 0: none
+
+  BackendKind backend = BackendKind::kAuto;
+  Precision precision = Precision::kDouble;
+  std::string output_dir;
+};
+
+/// Command-line settings that override the job file.
+struct Overrides {
+  std::string out;       ///< --out
+  std::string backend;   ///< --backend
+  std::string precision; ///< --precision
+};
+
+/// Parse and validate JSON text. Throws JobError on any bad input.
+Job parse_job(const std::string& text, const Overrides& overrides = {});
+/// Read the file and parse it; a missing or unreadable file is a JobError on "job".
+Job load_job(const std::string& path, const Overrides& overrides = {});
+
+/// Generate the ensemble described by the job's "ensemble" block (called by parse_job).
+Ensemble make_ensemble(const nlohmann::ordered_json& spec, const struct ModelInfo& model,
+                       const std::vector<double>& params, const SectionConfig& section,
+                       bool has_section);
+
+}  // namespace vigor::host

@@ -1,0 +1,58 @@
+/// @file registry.hpp
+/// @brief Run-time view of the compile-time registries (models/models.def,
+/// kernels/integrators/integrators.def): names, parameters, options, and engine construction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/engine.hpp"
+#include "kernels/core/specs.hpp"
+
+namespace vigor::host {
+
+struct ModelInfo {
+  std::string name;
+  std::string description;
+  int dof = 0;
+  int dim = 0;  ///< state components (2 dof)
+  std::vector<kernels::ParamSpec> params;
+  std::vector<std::string> state_names;  ///< q0 .. q(n-1), p0 .. p(n-1)
+  /// H(state) in double for the given parameter values (kParams order).
+  double (*energy)(const double* params, const double* state) = nullptr;
+  /// Diagonal inverse mass M^{-1}_ii for the given parameter values.
+  double (*inv_mass)(const double* params, int i) = nullptr;
+
+  /// Index of a state name, or -1.
+  int state_index(const std::string& s) const;
+};
+
+struct IntegratorInfo {
+  std::string name;
+  std::string description;
+  std::string reference;
+  int order = 0;
+  bool symplectic = false;
+  bool is_explicit = true;
+  std::vector<kernels::ParamSpec> options;
+};
+
+const std::vector<ModelInfo>& model_infos();
+const std::vector<IntegratorInfo>& integrator_infos();
+const ModelInfo* find_model(const std::string& name);
+const IntegratorInfo* find_integrator(const std::string& name);
+
+/// Number of usable CUDA devices (0 in a build without CUDA, without a driver or without a GPU).
+int cuda_device_count();
+/// Human-readable reason why no CUDA device is usable ("" when one is).
+std::string cuda_unavailable_reason();
+
+/// auto -> cuda when a device exists, else cpu; explicit choices are returned unchanged.
+BackendKind resolve_backend(BackendKind requested);
+
+/// Build the engine for a validated request on a resolved backend (cpu or cuda).
+/// Throws std::runtime_error when the backend is not available in this build or on this machine.
+std::unique_ptr<Engine> make_engine(const EngineRequest& request, BackendKind backend);
+
+}  // namespace vigor::host

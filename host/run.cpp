@@ -1,0 +1,148 @@
+#include "host/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "host/registry.hpp"
+#include "vigor/version.hpp"
+
+namespace vigor::host {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+EngineRequest make_request(const Job& job, const RunOptions& options) {
+  EngineRequest r;
+  r.model = job.model;
+  r.integrator = job.integrator;
+  r.precision = job.precision;
+  r.params = job.params;
+  r.options = job.options;
+  r.dt = job.dt;
+  r.section = job.section;
+  if (!job.has_section) r.section.kind = 0;
+  r.escape_radius = job.escape_radius;
+  r.threads = options.threads;
+  return r;
+}
+
+}  // namespace
+
+RunResult run_ensemble(const Job& job, const RunOptions& options) {
+  const auto t0 = Clock::now();
+  RunResult res;
+  const BackendKind backend = resolve_backend(job.backend);
+  auto engine = make_engine(make_request(job, options), backend);
+  res.backend = engine->backend_name();
+  res.device = engine->device_name();
+  const std::int64_t n = job.ensemble.count;
+  engine->upload(job.ensemble.state, n);
+  res.hit_capacity = engine->hit_capacity();
+
+  HitBlock block;
+  auto last_report = Clock::now();
+  for (std::int64_t done = 0; done < job.steps;) {
+    const std::int64_t end = std::min(job.steps, done + job.segment_steps);
+    // Relaunch while any trajectory paused on a full section buffer; the others return at once.
+    for (;;) {
+      engine->launch(end);
+      ++res.launches;
+      block.clear();
+      const std::int64_t full = engine->drain(block);
+      res.hits.append(block);
+      if (full == 0) break;
+    }
+    done = end;
+    ++res.segments;
+    if (!options.quiet && (seconds_since(last_report) > 2.0 || done == job.steps) &&
+        seconds_since(t0) > 2.0) {
+      const double el = seconds_since(t0);
+      const double rate = double(done) * double(n) / std::max(el, 1e-9);
+      std::fprintf(stderr, "vigor: step %lld/%lld (%.0f%%), %.3g traj-steps/s, %zu crossings, "
+                           "ETA %.0f s\n",
+                   static_cast<long long>(done), static_cast<long long>(job.steps),
+                   100.0 * double(done) / double(job.steps), rate, res.hits.size(),
+                   el * double(job.steps - done) / double(done));
+      last_report = Clock::now();
+    }
+  }
+  res.final = engine->download();
+  res.kernel_seconds = engine->kernel_seconds();
+  res.wall_seconds = seconds_since(t0);
+  if (res.hits.dim == 0) res.hits.dim = engine->dim();
+  return res;
+}
+
+nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options,
+                                    const RunResult& r) {
+  const std::int64_t n = job.ensemble.count;
+  std::int64_t traj_steps = 0, crossings = 0, recorded = 0;
+  double emax = 0.0;
+  std::int64_t by_status[4] = {0, 0, 0, 0};
+  for (std::int64_t i = 0; i < n; ++i) {
+    traj_steps += r.final.step[i];
+    crossings += r.final.crossings[i];
+    recorded += r.final.recorded[i];
+    emax = std::max(emax, r.final.energy_error[i]);
+    const auto s = r.final.status[i];
+    if (s >= 0 && s < 4) ++by_status[s];
+  }
+  nlohmann::ordered_json s;
+  s["vigor_version"] = kVersion;
+  s["job"] = job.source;
+  s["model"] = job.model;
+  s["integrator"] = job.integrator;
+  s["backend"] = r.backend;
+  s["device"] = r.device;
+  s["precision"] = job.precision == Precision::kFloat ? "float" : "double";
+  if (options.threads > 0) s["threads"] = options.threads;
+  s["trajectories"] = n;
+  s["ensemble_kind"] = job.ensemble.kind;
+  s["ensemble_skipped"] = job.ensemble.skipped;
+  s["steps"] = job.steps;
+  s["dt"] = job.dt;
+  s["segment_steps"] = job.segment_steps;
+  s["segments"] = r.segments;
+  s["launches"] = r.launches;
+  s["section_buffer_per_trajectory"] = r.hit_capacity;
+  s["wall_seconds"] = r.wall_seconds;
+  s["kernel_seconds"] = r.kernel_seconds;
+  s["trajectory_steps"] = traj_steps;
+  s["trajectory_steps_per_second"] =
+      r.kernel_seconds > 0 ? double(traj_steps) / r.kernel_seconds : 0.0;
+  s["trajectory_steps_per_second_wall"] =
+      r.wall_seconds > 0 ? double(traj_steps) / r.wall_seconds : 0.0;
+  s["crossings_total"] = crossings;
+  s["crossings_recorded"] = recorded;
+  s["crossings_dropped"] = crossings - recorded;
+  s["energy_error_max"] = emax;
+  s["status_counts"] = {{"ok", by_status[0]},
+                        {"non-finite", by_status[1]},
+                        {"escaped", by_status[2]},
+                        {"newton-not-converged", by_status[3]}};
+  return s;
+}
+
+nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force) {
+  OutputDir out(job.output_dir, force);  // fails before any compute if the target is unusable
+  const RunResult r = run_ensemble(job, options);
+  const ModelInfo* model = find_model(job.model);
+  const bool as_float = job.precision == Precision::kFloat;
+  const auto n = job.ensemble.count;
+  // Always present (header only without a section), so scripts can rely on the file.
+  write_sections_csv(out.temp() / "sections.csv", r.hits, model->state_names, n, as_float);
+  write_final_csv(out.temp() / "final.csv", r.final, job.dt, model->state_names, n, as_float);
+  auto summary = make_summary(job, options, r);
+  summary["output_dir"] = out.target().string();
+  write_json(out.temp() / "summary.json", summary);
+  out.commit();
+  return summary;
+}
+
+}  // namespace vigor::host

@@ -1,0 +1,47 @@
+/// @file config.hpp
+/// @brief The one macro that makes per-trajectory numerics compile for host and device.
+///
+/// Everything in kernels/ and models/ is header-only and marked VIGOR_HD. Under nvcc it becomes
+/// `__host__ __device__`; under a plain C++ compiler it expands to nothing, so the very same code
+/// runs in the CPU backend's OpenMP loop and in the CUDA backend's fused kernel.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define VIGOR_HD __host__ __device__
+#define VIGOR_INLINE __forceinline__
+#else
+#define VIGOR_HD
+#define VIGOR_INLINE inline __attribute__((always_inline))
+#endif
+
+// Full unrolling of the small fixed-trip loops over state components.
+#if defined(__CUDACC__)
+#define VIGOR_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define VIGOR_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define VIGOR_UNROLL _Pragma("GCC unroll 32")
+#else
+#define VIGOR_UNROLL
+#endif
+
+// True while compiling device code (nvcc's device pass); host passes and g++ see false.
+#if defined(__CUDA_ARCH__)
+#define VIGOR_DEVICE_PASS 1
+#else
+#define VIGOR_DEVICE_PASS 0
+#endif
+
+namespace vigor::kernels {
+
+/// Per-trajectory status codes, stored as int32 in the ensemble's SoA arrays.
+enum Status : std::int32_t {
+  kStatusOk = 0,
+  kStatusNonFinite = 1,          ///< frozen at the last finite state
+  kStatusEscaped = 2,            ///< |q| exceeded the job's escape radius
+  kStatusNewtonNotConverged = 3  ///< final Newton residual above the job's tolerance
+};
+
+}  // namespace vigor::kernels

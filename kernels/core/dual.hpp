@@ -1,0 +1,207 @@
+/// @file dual.hpp
+/// @brief Forward-mode automatic differentiation: `Dual<Real, N>` carries a value and N partials.
+///
+/// A model writes its potential (or Lagrangian) once as a template on the scalar type; evaluating
+/// it on duals seeded with unit partials gives the exact gradient (to round-off), and running an
+/// integrator step on duals gives the Jacobian of the map actually computed. `Real` may itself be
+/// a Dual (nested duals give second derivatives for the Newton Jacobians of implicit steps).
+///
+/// Mixed arithmetic with the component type is provided by hidden friends whose scalar argument is
+/// not deduced, so `x * 2` and `0.5 * x` work for any Real and never promote float to double.
+#pragma once
+
+#include "config.hpp"
+#include "math.hpp"
+
+namespace vigor::kernels {
+
+template <class Real, int N>
+struct Dual {
+  Real v;     ///< value
+  Real d[N];  ///< partial derivatives
+
+  VIGOR_HD VIGOR_INLINE Dual() : v(0) {
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] = Real(0);
+  }
+  // Implicit on purpose: constants in model code become duals with zero partials.
+  VIGOR_HD VIGOR_INLINE Dual(Real x) : v(x) {  // NOLINT(google-explicit-constructor)
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] = Real(0);
+  }
+
+  /// The independent variable number `i` with value `x` (unit partial in slot i).
+  VIGOR_HD VIGOR_INLINE static Dual variable(Real x, int i) {
+    Dual r(x);
+    r.d[i] = Real(1);
+    return r;
+  }
+
+  VIGOR_HD VIGOR_INLINE Dual operator-() const {
+    Dual r;
+    r.v = -v;
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) r.d[i] = -d[i];
+    return r;
+  }
+  VIGOR_HD VIGOR_INLINE Dual operator+() const { return *this; }
+
+  VIGOR_HD VIGOR_INLINE Dual& operator+=(const Dual& o) {
+    v += o.v;
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] += o.d[i];
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator-=(const Dual& o) {
+    v -= o.v;
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] -= o.d[i];
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator*=(const Dual& o) {
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] = d[i] * o.v + v * o.d[i];
+    v *= o.v;
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator/=(const Dual& o) {
+    const Real inv = Real(1) / o.v;
+    const Real q = v * inv;
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] = (d[i] - q * o.d[i]) * inv;
+    v = q;
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator+=(const Real& s) {
+    v += s;
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator-=(const Real& s) {
+    v -= s;
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator*=(const Real& s) {
+    v *= s;
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] *= s;
+    return *this;
+  }
+  VIGOR_HD VIGOR_INLINE Dual& operator/=(const Real& s) {
+    const Real inv = Real(1) / s;
+    return *this *= inv;
+  }
+
+  // Hidden friends: found only through ADL, with the scalar side a plain (non-deduced) Real.
+  VIGOR_HD VIGOR_INLINE friend Dual operator+(Dual a, const Dual& b) { return a += b; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator-(Dual a, const Dual& b) { return a -= b; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator*(Dual a, const Dual& b) { return a *= b; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator/(Dual a, const Dual& b) { return a /= b; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator+(Dual a, const Real& s) { return a += s; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator+(const Real& s, Dual a) { return a += s; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator-(Dual a, const Real& s) { return a -= s; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator-(const Real& s, const Dual& a) {
+    Dual r = -a;
+    r.v += s;
+    return r;
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual operator*(Dual a, const Real& s) { return a *= s; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator*(const Real& s, Dual a) { return a *= s; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator/(Dual a, const Real& s) { return a /= s; }
+  VIGOR_HD VIGOR_INLINE friend Dual operator/(const Real& s, const Dual& a) {
+    Dual r;
+    r.v = s / a.v;
+    const Real k = -r.v / a.v;  // d(s/a) = -s/a^2 da
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) r.d[i] = k * a.d[i];
+    return r;
+  }
+
+  // Comparisons look at values only: branches in model code follow the primal computation.
+  VIGOR_HD VIGOR_INLINE friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator<(const Dual& a, const Real& b) { return a.v < b; }
+  VIGOR_HD VIGOR_INLINE friend bool operator>(const Dual& a, const Real& b) { return a.v > b; }
+  VIGOR_HD VIGOR_INLINE friend bool operator<(const Real& a, const Dual& b) { return a < b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator>(const Real& a, const Dual& b) { return a > b.v; }
+
+  /// Chain rule for a unary function: value f, derivative df at v.
+  VIGOR_HD VIGOR_INLINE Dual chain(const Real& f, const Real& df) const {
+    Dual r;
+    r.v = f;
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) r.d[i] = df * d[i];
+    return r;
+  }
+
+  VIGOR_HD VIGOR_INLINE friend Dual sqrt(const Dual& a) {
+    const Real s = sqrt(a.v);
+    return a.chain(s, Real(0.5) / s);
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual cbrt(const Dual& a) {
+    const Real c = cbrt(a.v);
+    return a.chain(c, c / (Real(3) * a.v));
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual sin(const Dual& a) { return a.chain(sin(a.v), cos(a.v)); }
+  VIGOR_HD VIGOR_INLINE friend Dual cos(const Dual& a) { return a.chain(cos(a.v), -sin(a.v)); }
+  VIGOR_HD VIGOR_INLINE friend Dual tan(const Dual& a) {
+    const Real t = tan(a.v);
+    return a.chain(t, Real(1) + t * t);
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual asin(const Dual& a) {
+    return a.chain(asin(a.v), Real(1) / sqrt(Real(1) - a.v * a.v));
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual acos(const Dual& a) {
+    return a.chain(acos(a.v), Real(-1) / sqrt(Real(1) - a.v * a.v));
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual atan(const Dual& a) {
+    return a.chain(atan(a.v), Real(1) / (Real(1) + a.v * a.v));
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual sinh(const Dual& a) { return a.chain(sinh(a.v), cosh(a.v)); }
+  VIGOR_HD VIGOR_INLINE friend Dual cosh(const Dual& a) { return a.chain(cosh(a.v), sinh(a.v)); }
+  VIGOR_HD VIGOR_INLINE friend Dual tanh(const Dual& a) {
+    const Real t = tanh(a.v);
+    return a.chain(t, Real(1) - t * t);
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual exp(const Dual& a) {
+    const Real e = exp(a.v);
+    return a.chain(e, e);
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual log(const Dual& a) { return a.chain(log(a.v), Real(1) / a.v); }
+  VIGOR_HD VIGOR_INLINE friend Dual abs(const Dual& a) { return a.v < Real(0) ? -a : a; }
+  /// x^y with a constant exponent.
+  VIGOR_HD VIGOR_INLINE friend Dual pow(const Dual& a, const Real& y) {
+    const Real p = pow(a.v, y);
+    return a.chain(p, y * pow(a.v, y - Real(1)));
+  }
+  /// x^y with both arguments differentiated (x > 0).
+  VIGOR_HD VIGOR_INLINE friend Dual pow(const Dual& a, const Dual& y) { return exp(y * log(a)); }
+  VIGOR_HD VIGOR_INLINE friend Dual atan2(const Dual& y, const Dual& x) {
+    Dual r;
+    r.v = atan2(y.v, x.v);
+    const Real inv = Real(1) / (x.v * x.v + y.v * y.v);
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) r.d[i] = (x.v * y.d[i] - y.v * x.d[i]) * inv;
+    return r;
+  }
+  VIGOR_HD VIGOR_INLINE friend bool isfinite(const Dual& a) {
+    bool ok = isfinite(a.v);
+VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) ok = ok && isfinite(a.d[i]);
+    return ok;
+  }
+  VIGOR_HD VIGOR_INLINE friend auto value_of(const Dual& a) { return value_of(a.v); }
+};
+
+/// The component type a scalar is built on: Real for Real, Real for Dual<Dual<Real>>.
+template <class T>
+struct ScalarBase {
+  using type = T;
+};
+template <class Real, int N>
+struct ScalarBase<Dual<Real, N>> {
+  using type = typename ScalarBase<Real>::type;
+};
+
+}  // namespace vigor::kernels

@@ -1,0 +1,100 @@
+/// @file hamiltonian.hpp
+/// @brief The canonical (q, p) state and what every separable model gives the integrators.
+///
+/// A canonical model has `dof` degrees of freedom, a diagonal mass (`inv_mass(i)`) and a potential
+/// V(q) written once as a template on the scalar type:
+///
+///     H(q, p) = 1/2 sum_i p_i^2 inv_mass(i) + V(q).
+///
+/// The force -grad V comes from the model's hand-written `potential_gradient(q, g)` when it has one,
+/// and from forward-mode AD of `potential` otherwise, so a model only has to write V.
+#pragma once
+
+#include "config.hpp"
+#include "dual.hpp"
+#include "math.hpp"
+#include "vec.hpp"
+
+namespace vigor::kernels {
+
+/// Phase-space point of a canonical model plus the force at q.
+///
+/// `f = -grad V(q)` is kept valid by every integrator step (it is the first force evaluation of the
+/// next step, so caching it costs nothing); section location uses it as dp/dt.
+template <class Real, int N>
+struct Phase {
+  Vec<Real, N> q;
+  Vec<Real, N> p;
+  Vec<Real, N> f;
+};
+
+template <class M, class Real>
+concept HasHandGradient = requires(const M& m, const Vec<Real, M::dof>& q, Vec<Real, M::dof>& g) {
+  m.potential_gradient(q, g);
+};
+
+/// grad V(q) by forward-mode AD of the model's templated potential.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void potential_gradient_ad(const M& m, const Vec<Real, M::dof>& q,
+                                                 Vec<Real, M::dof>& g) {
+  constexpr int n = M::dof;
+  using D = Dual<Real, n>;
+  Vec<D, n> qd;
+VIGOR_UNROLL
+  for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
+  const D V = m.template potential<D>(qd);
+VIGOR_UNROLL
+  for (int i = 0; i < n; ++i) g[i] = V.d[i];
+}
+
+/// grad V(q): the model's hand-written gradient when present, AD otherwise.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void potential_gradient(const M& m, const Vec<Real, M::dof>& q,
+                                              Vec<Real, M::dof>& g) {
+  if constexpr (HasHandGradient<M, Real>) {
+    m.potential_gradient(q, g);
+  } else {
+    potential_gradient_ad(m, q, g);
+  }
+}
+
+/// The force -grad V(q).
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE Vec<Real, M::dof> force(const M& m, const Vec<Real, M::dof>& q) {
+  Vec<Real, M::dof> g;
+  potential_gradient(m, q, g);
+VIGOR_UNROLL
+  for (int i = 0; i < M::dof; ++i) g[i] = -g[i];
+  return g;
+}
+
+/// dq/dt = M^{-1} p.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE Vec<Real, M::dof> velocity(const M& m, const Vec<Real, M::dof>& p) {
+  Vec<Real, M::dof> v;
+VIGOR_UNROLL
+  for (int i = 0; i < M::dof; ++i) v[i] = m.inv_mass(i) * p[i];
+  return v;
+}
+
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE Real kinetic_energy(const M& m, const Vec<Real, M::dof>& p) {
+  Real t = Real(0);
+VIGOR_UNROLL
+  for (int i = 0; i < M::dof; ++i) t += p[i] * p[i] * m.inv_mass(i);
+  return Real(0.5) * t;
+}
+
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE Real energy(const M& m, const Vec<Real, M::dof>& q,
+                                  const Vec<Real, M::dof>& p) {
+  return kinetic_energy(m, p) + m.template potential<Real>(q);
+}
+
+/// Fill `s.f` from `s.q`; the driver calls it once before the first step.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void refresh_force(const M& m, Phase<Real, M::dof>& s) {
+  s.f = force(m, s.q);
+}
+
+}  // namespace vigor::kernels

@@ -1,0 +1,176 @@
+/// @file driver.hpp
+/// @brief The per-trajectory driver: one trajectory through one segment of time steps.
+///
+/// Called by one CUDA thread per trajectory (kernels/cuda/segment_kernel.cuh) and by the CPU
+/// backend's OpenMP loop, with the same arguments. It loads the state from structure-of-arrays
+/// memory (`x[component * n + trajectory]`) into registers, takes steps until the segment's end
+/// step, watches the energy error, the status and the section, and stores everything back.
+///
+/// A trajectory stops early inside a segment when
+///   * a step produced a non-finite energy: it is frozen at the last finite state (kStatusNonFinite);
+///   * |q| exceeded the escape radius: frozen at the first state outside (kStatusEscaped);
+///   * its section buffer for this drain is full: it pauses; the host drains the buffer and launches
+///     the segment again, and paused trajectories continue exactly where they were, so no crossing
+///     is ever lost to a full buffer.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/core/config.hpp"
+#include "kernels/core/hamiltonian.hpp"
+#include "kernels/core/math.hpp"
+#include "kernels/sections.hpp"
+
+namespace vigor::kernels {
+
+/// Everything a launch needs besides the arrays. Trivially copyable (a kernel argument).
+template <class Real>
+struct SegmentParams {
+  std::int64_t n = 0;         ///< number of trajectories
+  Real h = Real(0);           ///< time step
+  std::int64_t end_step = 0;  ///< advance every trajectory up to this step index
+  int section_kind = kSectionNone;
+  int section_coord = 0;
+  int section_direction = kDirBoth;
+  Real section_value = Real(0);
+  std::int64_t stroboscopic_every = 1;
+  int hit_capacity = 0;             ///< hits per trajectory per drain
+  std::int64_t max_recorded = 0;    ///< hits recorded per trajectory over the whole run
+  Real escape_radius2 = Real(-1);   ///< <= 0: no escape test
+};
+
+/// Structure-of-arrays ensemble storage (device or host pointers).
+template <class Real>
+struct EnsembleArrays {
+  Real* state = nullptr;               ///< [c * n + i], c < 2 dof: q then p
+  Real* energy0 = nullptr;             ///< H at t = 0
+  Real* energy_error = nullptr;        ///< max |H - H0| so far
+  std::int64_t* step = nullptr;        ///< steps taken
+  std::int32_t* status = nullptr;      ///< kernels::Status
+  std::int64_t* crossings = nullptr;   ///< crossings detected (recorded or not)
+  std::int64_t* recorded = nullptr;    ///< crossings recorded so far
+  std::int32_t* hit_count = nullptr;   ///< hits in the buffer since the last drain
+  Real* hits = nullptr;                ///< [(c * capacity + slot) * n + i], c = 0: t, then state
+};
+
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void load_phase(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
+                                      std::int64_t i, Phase<Real, M::dof>& s) {
+  constexpr int d = M::dof;
+VIGOR_UNROLL
+  for (int c = 0; c < d; ++c) s.q[c] = a.state[c * n + i];
+VIGOR_UNROLL
+  for (int c = 0; c < d; ++c) s.p[c] = a.state[(d + c) * n + i];
+  refresh_force(m, s);
+}
+
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void store_phase(const EnsembleArrays<Real>& a, std::int64_t n,
+                                       std::int64_t i, const Phase<Real, M::dof>& s) {
+  constexpr int d = M::dof;
+VIGOR_UNROLL
+  for (int c = 0; c < d; ++c) a.state[c * n + i] = s.q[c];
+VIGOR_UNROLL
+  for (int c = 0; c < d; ++c) a.state[(d + c) * n + i] = s.p[c];
+}
+
+/// Write one hit (time and full state) into the trajectory's slot.
+template <int Dim, class Real>
+VIGOR_HD VIGOR_INLINE void write_hit(const EnsembleArrays<Real>& a, const SegmentParams<Real>& sp,
+                                     std::int64_t i, int slot, Real t, const Vec<Real, Dim>& x) {
+  const std::int64_t n = sp.n;
+  const std::int64_t cap = sp.hit_capacity;
+  a.hits[(0 * cap + slot) * n + i] = t;
+VIGOR_UNROLL
+  for (int c = 0; c < Dim; ++c) a.hits[((c + 1) * cap + slot) * n + i] = x[c];
+}
+
+/// Energy at t = 0 for trajectory i (the host fills energy0 with it before the first segment).
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>& a,
+                                          std::int64_t n, std::int64_t i) {
+  Phase<Real, M::dof> s;
+  load_phase(m, a, n, i, s);
+  a.energy0[i] = energy(m, s.q, s.p);
+  a.energy_error[i] = Real(0);
+}
+
+/// Advance trajectory i from its current step to sp.end_step (or until it stops or pauses).
+template <class M, class Integrator, class Real>
+VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator,
+                                        const SegmentParams<Real>& sp,
+                                        const EnsembleArrays<Real>& a, std::int64_t i) {
+  constexpr int d = M::dof;
+  const std::int64_t n = sp.n;
+  a.hit_count[i] = 0;
+  std::int64_t k = a.step[i];
+  if (a.status[i] != kStatusOk || k >= sp.end_step) return;
+
+  Phase<Real, d> s;
+  load_phase(m, a, n, i, s);
+  const Real h = sp.h;
+  const Real e0 = a.energy0[i];
+  Real emax = a.energy_error[i];
+  std::int64_t crossings = a.crossings[i];
+  std::int64_t recorded = a.recorded[i];
+  int hits = 0;
+  std::int32_t status = kStatusOk;
+
+  while (k < sp.end_step) {
+    const Phase<Real, d> prev = s;
+    integrator.step(m, s, h);
+    const Real de = abs(energy(m, s.q, s.p) - e0);
+    if (!isfinite(de)) {
+      s = prev;  // freeze at the last finite state
+      status = kStatusNonFinite;
+      break;
+    }
+    emax = max_of(emax, de);
+    ++k;
+    if (sp.escape_radius2 > Real(0) && norm2(s.q) > sp.escape_radius2) {
+      status = kStatusEscaped;
+      break;
+    }
+    bool hit = false;
+    Real t_hit = Real(0);
+    Vec<Real, 2 * d> x_hit;
+    if (sp.section_kind == kSectionPlane) {
+      Real g0, g1, unused;
+      component_and_rate(m, prev, sp.section_coord, h, g0, unused);
+      component_and_rate(m, s, sp.section_coord, h, g1, unused);
+      if (is_crossing(g0 - sp.section_value, g1 - sp.section_value, sp.section_direction)) {
+        const Real th =
+            locate_crossing(m, prev, s, sp.section_coord, sp.section_value, h, x_hit);
+        t_hit = (Real(k - 1) + th) * h;
+        hit = true;
+      }
+    } else if (sp.section_kind == kSectionStroboscopic && k % sp.stroboscopic_every == 0) {
+VIGOR_UNROLL
+      for (int c = 0; c < d; ++c) {
+        x_hit[c] = s.q[c];
+        x_hit[d + c] = s.p[c];
+      }
+      t_hit = Real(k) * h;
+      hit = true;
+    }
+    if (hit) {
+      ++crossings;
+      if (recorded < sp.max_recorded) {
+        write_hit<2 * d>(a, sp, i, hits, t_hit, x_hit);
+        ++hits;
+        ++recorded;
+        if (hits == sp.hit_capacity) break;  // pause: the host drains and relaunches
+      }
+    }
+  }
+
+  store_phase<M>(a, n, i, s);
+  a.step[i] = k;
+  a.status[i] = status;
+  a.energy_error[i] = emax;
+  a.crossings[i] = crossings;
+  a.recorded[i] = recorded;
+  a.hit_count[i] = hits;
+}
+
+}  // namespace vigor::kernels

@@ -1,0 +1,55 @@
+/// @file henon_heiles.hpp
+/// @brief Generalised Hénon–Heiles system.
+///
+/// H(x, y, p_x, p_y) = 1/2 (p_x^2 + p_y^2) + 1/2 (x^2 + y^2) + a x^2 y + b y^3
+///
+/// State (q0, q1, p0, p1) = (x, y, p_x, p_y), unit masses, dimensionless.
+/// Parameters: a (default 1), b (default -1/3). With the classic values the potential has a
+/// triangle of saddles at energy 1/6 (the escape energy); the classic sections are x = 0, p_x > 0,
+/// plotted in (y, p_y), at E = 1/12, 1/8, 1/6.
+/// Source: M. Hénon and C. Heiles, Astron. J. 69 (1964) 73.
+#pragma once
+
+#include <array>
+
+#include "kernels/core/hamiltonian.hpp"
+#include "kernels/core/specs.hpp"
+
+namespace vigor::models {
+
+template <class Real>
+struct HenonHeiles {
+  static constexpr const char* kName = "henon_heiles";
+  static constexpr const char* kDescription =
+      "generalised Henon-Heiles: H = (px^2+py^2)/2 + (x^2+y^2)/2 + a x^2 y + b y^3";
+  static constexpr int dof = 2;
+  static constexpr std::array<kernels::ParamSpec, 2> kParams{{
+      {"a", 1.0, kernels::Rule::kFinite, "coefficient of x^2 y"},
+      {"b", -1.0 / 3.0, kernels::Rule::kFinite, "coefficient of y^3"},
+  }};
+
+  Real a;
+  Real b;
+
+  static HenonHeiles from_params(const double* v) { return {Real(v[0]), Real(v[1])}; }
+
+  VIGOR_HD VIGOR_INLINE Real inv_mass(int) const { return Real(1); }
+
+  template <class T>
+  VIGOR_HD VIGOR_INLINE T potential(const kernels::Vec<T, dof>& q) const {
+    const T& x = q[0];
+    const T& y = q[1];
+    return Real(0.5) * (x * x + y * y) + a * x * x * y + b * y * y * y;
+  }
+
+  /// Hand-written for speed; tests check it against the AD gradient of potential().
+  VIGOR_HD VIGOR_INLINE void potential_gradient(const kernels::Vec<Real, dof>& q,
+                                                kernels::Vec<Real, dof>& g) const {
+    const Real x = q[0];
+    const Real y = q[1];
+    g[0] = x + Real(2) * a * x * y;
+    g[1] = y + a * x * x + Real(3) * b * y * y;
+  }
+};
+
+}  // namespace vigor::models
