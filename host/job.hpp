@@ -73,7 +73,9 @@ Job parse_job(const std::string& text, const Overrides& overrides = {});
 Job load_job(const std::string& path, const Overrides& overrides = {});
 
 /// Generate the ensemble described by the job's "ensemble" block (called by parse_job).
-Ensemble make_ensemble(const nlohmann::ordered_json& spec, const struct ModelInfo& model,
+struct ModelInfo;
+
+Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& model,
                        const std::vector<double>& params, const SectionConfig& section,
                        bool has_section);
 

@@ -1,0 +1,366 @@
+/// @file ensemble.cpp
+/// @brief Initial conditions from a job's "ensemble" block (DESIGN.md §4).
+///
+/// Everything is generated on the host, once, in the state order of the model (q then p), and
+/// stored in the SoA layout the engines upload (state[c * count + i]). Generation depends only on
+/// the job: never on the backend, the thread count or the precision of the run.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "host/job.hpp"
+#include "host/json_read.hpp"
+#include "host/registry.hpp"
+#include "kernels/sections.hpp"
+
+namespace vigor::host {
+
+namespace {
+
+using namespace job_detail;
+
+/// Most trajectories one job may hold: below 2^31 - 1 (engines index trajectories with int in
+/// places) and 32 GB of initial states for a 2-dof model. Larger models are further limited by
+/// the memory check in allocate_states().
+constexpr std::int64_t kMaxTrajectories = 1'000'000'000;
+/// Largest count accepted per axis before the product check (which gives the useful message).
+constexpr std::int64_t kMaxAxisCount = 1'000'000'000'000'000;
+
+std::string state_list(const ModelInfo& model) { return list(model.state_names); }
+
+/// Fail on `path` unless `total` trajectories are allowed. Computed in double so that a product of
+/// large counts is compared, not overflowed.
+void check_total(double total, const std::string& path) {
+  if (total > double(kMaxTrajectories))
+    fail(path, format_number(total) + " trajectories is more than the " +
+                   std::to_string(kMaxTrajectories) + " allowed");
+}
+
+/// A row of exactly model.dim finite numbers (a state, or the lo / hi corner of a box).
+std::vector<double> state_row(const Json& v, const std::string& path, const ModelInfo& model) {
+  const std::string expected =
+      "expected " + std::to_string(model.dim) + " values (" + state_list(model) + ")";
+  if (!v.is_array()) fail(path, expected + ", got " + show(v));
+  if (v.size() != std::size_t(model.dim))
+    fail(path, expected + ", got " + std::to_string(v.size()));
+  std::vector<double> row(model.dim);
+  for (int c = 0; c < model.dim; ++c) row[c] = number(v[c], at(path, c));
+  return row;
+}
+
+/// `hi[c] >= lo[c]` for every c, failing on hi's element.
+void check_ordered(const std::vector<double>& lo, const std::vector<double>& hi,
+                   const std::string& path) {
+  for (std::size_t c = 0; c < lo.size(); ++c)
+    if (!(hi[c] >= lo[c]))
+      fail(at(join(path, "hi"), c), "must be >= lo[" + std::to_string(c) + "] = " +
+                                        format_number(lo[c]) + ", got " + format_number(hi[c]));
+}
+
+/// `count` points from lo to hi inclusive; one point is lo. The ends are exact.
+std::vector<double> linspace(double lo, double hi, std::int64_t count) {
+  std::vector<double> x(count);
+  for (std::int64_t k = 0; k < count; ++k)
+    x[k] =
+        count == 1 ? lo : (k == count - 1 ? hi : lo + (hi - lo) * (double(k) / double(count - 1)));
+  return x;
+}
+
+/// Physical memory in bytes, or 0 when the system does not say.
+double physical_memory_bytes() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0) return double(pages) * double(page);
+#endif
+  return 0.0;
+}
+
+/// The SoA state array, failing on `path` rather than aborting when it does not fit in memory.
+/// Checked against physical memory first: with overcommit the allocation itself may succeed and
+/// the process be killed later while the states are written.
+std::vector<double> allocate_states(std::int64_t count, int dim, const std::string& path) {
+  const double bytes = double(count) * double(dim) * double(sizeof(double));
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && bytes > memory)
+    fail(path, std::to_string(count) + " trajectories of " + std::to_string(dim) +
+                   " doubles need " + format_number(std::round(bytes / 1e9)) +
+                   " GB, more than the " + format_number(std::round(memory / 1e9)) +
+                   " GB of memory of this machine");
+  try {
+    return std::vector<double>(std::size_t(count) * std::size_t(dim));
+  } catch (const std::bad_alloc&) {
+    fail(path, std::to_string(count) + " trajectories of " + std::to_string(dim) +
+                   " doubles do not fit in memory");
+  }
+}
+
+Ensemble from_states(const Json& spec, const std::string& path, const ModelInfo& model) {
+  array(spec, path);
+  if (spec.empty())
+    fail(path, "must hold at least one state (a row of " + state_list(model) + "), got []");
+  check_total(double(spec.size()), path);
+  Ensemble e;
+  e.count = std::int64_t(spec.size());
+  e.state = allocate_states(e.count, model.dim, path);
+  for (std::int64_t i = 0; i < e.count; ++i) {
+    const std::vector<double> row =
+        state_row(spec[std::size_t(i)], at(path, std::size_t(i)), model);
+    for (int c = 0; c < model.dim; ++c) e.state[std::size_t(c) * e.count + i] = row[c];
+  }
+  return e;
+}
+
+Ensemble from_box(const Json& spec, const std::string& path, const ModelInfo& model) {
+  object(spec, path);
+  check_keys(spec, path, {"lo", "hi", "counts"}, "key");
+  const std::string row_hint = std::to_string(model.dim) + " numbers (" + state_list(model) + ")";
+  const std::vector<double> lo =
+      state_row(require(spec, path, "lo", row_hint), join(path, "lo"), model);
+  const std::vector<double> hi =
+      state_row(require(spec, path, "hi", row_hint), join(path, "hi"), model);
+  check_ordered(lo, hi, path);
+  const std::string counts_path = join(path, "counts");
+  const Json& cj = require(spec, path, "counts", std::to_string(model.dim) + " integers >= 1");
+  if (!cj.is_array() || cj.size() != std::size_t(model.dim))
+    fail(counts_path, "expected " + std::to_string(model.dim) + " integers >= 1 (" +
+                          state_list(model) + "), got " + show(cj));
+  std::vector<std::int64_t> counts(model.dim);
+  double total = 1.0;
+  for (int c = 0; c < model.dim; ++c) {
+    counts[c] = integer(cj[c], at(counts_path, c), 1, kMaxAxisCount);
+    total *= double(counts[c]);
+  }
+  check_total(total, counts_path);
+
+  Ensemble e;
+  e.count = std::int64_t(total);
+  e.state = allocate_states(e.count, model.dim, counts_path);
+  // Row-major over the coordinates: the first coordinate varies slowest, so coordinate c holds
+  // runs of stride_c equal values (stride_c the product of the later counts), cycling through its
+  // axis. Filled run by run: memory-bound, no per-element division.
+  std::int64_t stride = e.count;
+  for (int c = 0; c < model.dim; ++c) {
+    stride /= counts[c];
+    const std::vector<double> axis = linspace(lo[c], hi[c], counts[c]);
+    double* out = e.state.data() + std::size_t(c) * e.count;
+    for (std::int64_t start = 0; start < e.count; start += stride * counts[c])
+      for (std::int64_t k = 0; k < counts[c]; ++k)
+        std::fill(out + start + k * stride, out + start + (k + 1) * stride, axis[k]);
+  }
+  return e;
+}
+
+/// SplitMix64's output function (Steele, Lea & Flood, OOPSLA 2014): a bijective 64-bit mixer.
+inline std::uint64_t splitmix64_mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Uniform double in [0, 1) for counter n under `seed`: the n-th output of SplitMix64 started at
+/// `seed` (its state after n + 1 steps is seed + (n + 1) * golden gamma), top 53 bits.
+/// Counter-based, so any (trajectory, component) is computed on its own: results do not depend on
+/// the order of generation, the thread count or how many trajectories the box holds.
+inline double uniform01(std::uint64_t seed, std::uint64_t n) {
+  const std::uint64_t z = splitmix64_mix(seed + (n + 1) * 0x9E3779B97F4A7C15ull);
+  return double(z >> 11) * 0x1.0p-53;
+}
+
+Ensemble from_random_box(const Json& spec, const std::string& path, const ModelInfo& model) {
+  object(spec, path);
+  check_keys(spec, path, {"lo", "hi", "count", "seed"}, "key");
+  const std::string row_hint = std::to_string(model.dim) + " numbers (" + state_list(model) + ")";
+  const std::vector<double> lo =
+      state_row(require(spec, path, "lo", row_hint), join(path, "lo"), model);
+  const std::vector<double> hi =
+      state_row(require(spec, path, "hi", row_hint), join(path, "hi"), model);
+  check_ordered(lo, hi, path);
+  const std::string count_path = join(path, "count");
+  const std::int64_t count = integer(require(spec, path, "count", "trajectories, an integer >= 1"),
+                                     count_path, 1, kMaxAxisCount);
+  check_total(double(count), count_path);
+  std::uint64_t seed = 0;
+  if (const Json* s = find(spec, "seed")) seed = unsigned_integer(*s, join(path, "seed"));
+
+  Ensemble e;
+  e.count = count;
+  e.state = allocate_states(count, model.dim, count_path);
+  const std::uint64_t dim = std::uint64_t(model.dim);
+  for (int c = 0; c < model.dim; ++c) {
+    double* out = e.state.data() + std::size_t(c) * count;
+    const double a = lo[c], w = hi[c] - lo[c];
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i)
+      out[i] = a + w * uniform01(seed, std::uint64_t(i) * dim + std::uint64_t(c));
+  }
+  return e;
+}
+
+struct GridAxis {
+  int coordinate;
+  std::vector<double> values;
+};
+
+Ensemble from_section_grid(const Json& spec, const std::string& path, const ModelInfo& model,
+                           const std::vector<double>& params, const SectionConfig& section,
+                           bool has_section) {
+  object(spec, path);
+  check_keys(spec, path, {"energy", "axes", "fixed"}, "key");
+  // The grid lies on the section plane q_c = value, and p_c is what closes H = E; without a plane
+  // on a position coordinate there is nothing to solve for.
+  if (!has_section || section.kind != kernels::kSectionPlane || section.coordinate >= model.dof)
+    fail(path,
+         "needs a plane section on a position coordinate (e.g. \"section\": "
+         "{\"coordinate\": \"q0\", \"value\": 0, \"direction\": \"up\"}): the grid lies on "
+         "that plane and the conjugate momentum is solved from H = E");
+  const int qc = section.coordinate;
+  const int pc = model.dof + qc;
+  if (model.dim - 2 < 2)
+    fail(path, "model " + model.name + " has no two coordinates besides " + model.state_names[qc] +
+                   " and " + model.state_names[pc] +
+                   " to span the grid; use states, box or random_box");
+
+  const std::string energy_path = join(path, "energy");
+  const Json& energy_json = require(spec, path, "energy", "the energy E, a finite number");
+  const double energy = number(energy_json, energy_path);
+
+  const std::string axes_path = join(path, "axes");
+  const std::string axis_example = model.state_names[qc == 0 ? 1 : 0];
+  const Json& axes_json = require(
+      spec, path, "axes",
+      "two coordinates and their [lo, hi, count], e.g. {\"" + axis_example + "\": [-1, 1, 101]}");
+  object(axes_json, axes_path);
+  if (axes_json.size() != 2)
+    fail(axes_path, "must name exactly two coordinates (the grid's axes), got " +
+                        std::to_string(axes_json.size()) + ": " + show(axes_json));
+
+  // A coordinate may be used once: as an axis or as a fixed value, never as q_c or p_c.
+  std::vector<int> role(model.dim, 0);  // 0 free (defaults to 0), 1 axis, 2 fixed
+  auto check_coordinate = [&](const std::string& name, const std::string& key_path,
+                              const Json& value) -> int {
+    const int c = model.state_index(name);
+    if (c < 0)
+      fail(key_path, "unknown state coordinate \"" + name + "\" of model " + model.name +
+                         " (known: " + state_list(model) + ")");
+    if (c == qc)
+      fail(key_path, "is the section coordinate, fixed at the section value " +
+                         format_number(section.value) + ", got " + show(value));
+    if (c == pc)
+      fail(key_path,
+           "is solved from H = E (the momentum conjugate to the section coordinate), got " +
+               show(value));
+    if (role[c] == 1) fail(key_path, "is already an axis of the grid, got " + show(value));
+    return c;
+  };
+
+  std::vector<GridAxis> axes;
+  double total = 1.0;
+  for (auto it = axes_json.begin(); it != axes_json.end(); ++it) {
+    const std::string key_path = join(axes_path, it.key());
+    const int c = check_coordinate(it.key(), key_path, it.value());
+    const Json& a = it.value();
+    if (!a.is_array() || a.size() != 3) fail(key_path, "expected [lo, hi, count], got " + show(a));
+    const double lo = number(a[0], at(key_path, 0));
+    const double hi = number(a[1], at(key_path, 1));
+    if (!(hi >= lo))
+      fail(at(key_path, 1), "must be >= lo = " + format_number(lo) + ", got " + show(a[1]));
+    const std::int64_t n = integer(a[2], at(key_path, 2), 1, kMaxAxisCount);
+    total *= double(n);
+    role[c] = 1;
+    axes.push_back({c, linspace(lo, hi, n)});
+  }
+  check_total(total, axes_path);
+
+  std::vector<double> base(model.dim, 0.0);
+  base[qc] = section.value;
+  if (const Json* fixed = find(spec, "fixed")) {
+    const std::string fixed_path = join(path, "fixed");
+    object(*fixed, fixed_path);
+    for (auto it = fixed->begin(); it != fixed->end(); ++it) {
+      const std::string key_path = join(fixed_path, it.key());
+      const int c = check_coordinate(it.key(), key_path, it.value());
+      base[c] = number(it.value(), key_path);
+      role[c] = 2;
+    }
+  }
+
+  // p_c = s sqrt(2 (E - H_rest) / M^{-1}_cc), H_rest = H with p_c = 0: exact for the separable,
+  // diagonal-mass Hamiltonians of the registry. The sign makes q_c increase through the plane for
+  // "up" and "both", decrease for "down".
+  const double sign = section.direction == kernels::kDirDown ? -1.0 : 1.0;
+  const double w = model.inv_mass(params.data(), qc);
+  const std::size_t n0 = axes[0].values.size(), n1 = axes[1].values.size();
+  auto solve = [&](std::size_t k0, std::size_t k1, std::vector<double>& s) -> bool {
+    s = base;
+    s[axes[0].coordinate] = axes[0].values[k0];
+    s[axes[1].coordinate] = axes[1].values[k1];
+    s[pc] = 0.0;
+    const double excess = energy - model.energy(params.data(), s.data());
+    // NaN (a singular potential) counts as not allowed, like a negative kinetic energy.
+    if (!(excess >= 0)) return false;
+    s[pc] = sign * std::sqrt(2.0 * excess / w);
+    return std::isfinite(s[pc]);
+  };
+
+  // Two passes (count, then fill) so that the SoA array is allocated once at its final size.
+  std::vector<double> s;
+  std::int64_t allowed = 0;
+  for (std::size_t k0 = 0; k0 < n0; ++k0)
+    for (std::size_t k1 = 0; k1 < n1; ++k1) allowed += solve(k0, k1, s) ? 1 : 0;
+  if (allowed == 0)
+    fail(energy_path, "no point of the grid is energetically allowed (H > E with " +
+                          model.state_names[pc] + " = 0 everywhere), got " + show(energy_json));
+
+  Ensemble e;
+  e.count = allowed;
+  e.skipped = std::int64_t(total) - allowed;
+  e.state = allocate_states(allowed, model.dim, axes_path);
+  std::int64_t i = 0;
+  for (std::size_t k0 = 0; k0 < n0; ++k0)
+    for (std::size_t k1 = 0; k1 < n1; ++k1) {
+      if (!solve(k0, k1, s)) continue;
+      for (int c = 0; c < model.dim; ++c) e.state[std::size_t(c) * allowed + i] = s[c];
+      ++i;
+    }
+  return e;
+}
+
+}  // namespace
+
+Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& model,
+                       const std::vector<double>& params, const SectionConfig& section,
+                       bool has_section) {
+  const std::string path = "ensemble";
+  const std::vector<std::string> kinds{"states", "box", "random_box", "section_grid"};
+  object(spec, path);
+  check_keys(spec, path, kinds, "key");
+  if (spec.size() != 1) {
+    std::vector<std::string> given;
+    for (auto it = spec.begin(); it != spec.end(); ++it) given.push_back(it.key());
+    fail(path, "must hold exactly one of " + list(kinds) + ", got " +
+                   (given.empty() ? std::string("none") : list(given)));
+  }
+  const std::string kind = spec.begin().key();
+  const Json& body = spec.begin().value();
+  const std::string body_path = join(path, kind);
+  Ensemble e;
+  if (kind == "states") {
+    e = from_states(body, body_path, model);
+  } else if (kind == "box") {
+    e = from_box(body, body_path, model);
+  } else if (kind == "random_box") {
+    e = from_random_box(body, body_path, model);
+  } else {
+    e = from_section_grid(body, body_path, model, params, section, has_section);
+  }
+  e.kind = kind;
+  return e;
+}
+
+}  // namespace vigor::host

@@ -1,0 +1,511 @@
+/// @file job.cpp
+/// @brief Job files (DESIGN.md §4): JSON text to a fully validated Job, or a JobError.
+///
+/// Every key is looked at: unknown keys are errors at every level (a typo must never be silently
+/// ignored), every value is type- and range-checked, and every message names the full key path and
+/// shows the offending value. The ensemble block is generated in host/ensemble.cpp.
+#include "host/job.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/json_read.hpp"
+#include "host/registry.hpp"
+#include "kernels/sections.hpp"
+
+namespace vigor::host {
+
+
+// Reading helpers shared with host/ensemble.cpp (declared there: job.hpp's interface is fixed).
+namespace job_detail {
+
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string at(const std::string& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+std::string list(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::string format_number(double x) {
+  // The shortest %g form that reads back as the same double, with a C-style exponent tidied to
+  // what people write in job files (1e12, not 1e+12).
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  std::string s = buf;
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string mantissa = s.substr(0, e);
+  std::string exponent = s.substr(e + 1);
+  std::string sign;
+  if (!exponent.empty() && (exponent[0] == '+' || exponent[0] == '-')) {
+    if (exponent[0] == '-') sign = "-";
+    exponent.erase(0, 1);
+  }
+  exponent.erase(0, std::min(exponent.find_first_not_of('0'), exponent.size() - 1));
+  return mantissa + "e" + sign + exponent;
+}
+
+std::string show(const Json& v) {
+  // JSON has no infinity, but a literal beyond the double range (1e999) parses to one, and
+  // nlohmann would print it as null: say what happened instead.
+  if (v.is_number_float() && !std::isfinite(v.get<double>()))
+    return "a number beyond the range of a double";
+  if (v.is_number_float()) return format_number(v.get<double>());
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  constexpr std::size_t kMaxShown = 80;
+  if (s.size() > kMaxShown) s = s.substr(0, kMaxShown - 3) + "...";
+  return s;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw JobError(path, what);
+}
+
+void check_keys(const Json& obj, const std::string& path, const std::vector<std::string>& known,
+                const std::string& what) {
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end())
+      fail(join(path, it.key()), "unknown " + what + " (known: " + list(known) + ")");
+}
+
+const Json* find(const Json& obj, const std::string& key) {
+  const auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+const Json& require(const Json& obj, const std::string& path, const std::string& key,
+                    const std::string& hint) {
+  const Json* v = find(obj, key);
+  if (!v) fail(join(path, key), "is required (" + hint + ")");
+  return *v;
+}
+
+const Json& object(const Json& v, const std::string& path) {
+  if (!v.is_object()) fail(path, "must be an object, got " + show(v));
+  return v;
+}
+
+const Json& array(const Json& v, const std::string& path) {
+  if (!v.is_array()) fail(path, "must be an array, got " + show(v));
+  return v;
+}
+
+std::string string_value(const Json& v, const std::string& path) {
+  if (!v.is_string()) fail(path, "must be a string, got " + show(v));
+  return v.get<std::string>();
+}
+
+double number(const Json& v, const std::string& path) {
+  if (!v.is_number()) fail(path, "must be a finite number, got " + show(v));
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) fail(path, "must be a finite number, got " + show(v));
+  return x;
+}
+
+std::int64_t integer(const Json& v, const std::string& path, std::int64_t lo, std::int64_t hi) {
+  double x = 0.0;
+  if (v.is_number_unsigned()) {
+    // Compare in the unsigned domain: values above INT64_MAX do not fit the signed result.
+    if (v.get<std::uint64_t>() > std::uint64_t(hi))
+      fail(path, "must be <= " + format_number(double(hi)) + ", got " + show(v));
+    x = double(v.get<std::uint64_t>());
+  } else if (v.is_number_integer()) {
+    x = double(v.get<std::int64_t>());
+  } else if (v.is_number_float()) {
+    // An integral float (2e5) is accepted: people write large counts in exponent notation.
+    x = v.get<double>();
+    if (!std::isfinite(x) || x != std::floor(x)) fail(path, "must be an integer, got " + show(v));
+  } else {
+    fail(path, "must be an integer, got " + show(v));
+  }
+  if (x < double(lo)) fail(path, "must be >= " + format_number(double(lo)) + ", got " + show(v));
+  if (x > double(hi)) fail(path, "must be <= " + format_number(double(hi)) + ", got " + show(v));
+  return v.is_number_integer() ? v.get<std::int64_t>() : std::int64_t(x);
+}
+
+std::uint64_t unsigned_integer(const Json& v, const std::string& path) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) fail(path, "must be >= 0, got " + show(v));
+  if (v.is_number_float()) {
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x != std::floor(x)) fail(path, "must be an integer, got " + show(v));
+    if (x < 0) fail(path, "must be >= 0, got " + show(v));
+    if (x >= 18446744073709551616.0) fail(path, "must be < 2^64, got " + show(v));
+    return std::uint64_t(x);
+  }
+  fail(path, "must be an integer, got " + show(v));
+}
+
+double rule_value(const Json& v, const std::string& path, kernels::Rule rule) {
+  const double x = number(v, path);
+  switch (rule) {
+    case kernels::Rule::kFinite:
+      break;
+    case kernels::Rule::kPositive:
+      if (!(x > 0)) fail(path, "must be > 0, got " + show(v));
+      break;
+    case kernels::Rule::kNonNegative:
+      if (!(x >= 0)) fail(path, "must be >= 0, got " + show(v));
+      break;
+    case kernels::Rule::kCount:
+      if (x != std::floor(x)) fail(path, "must be an integer, got " + show(v));
+      if (x < 1) fail(path, "must be >= 1, got " + show(v));
+      break;
+  }
+  return x;
+}
+
+}  // namespace job_detail
+
+namespace {
+
+using namespace job_detail;
+
+/// Upper bound on step counts: far beyond any run, and exactly representable in a double, so
+/// step * dt and step counters cannot overflow.
+constexpr std::int64_t kMaxSteps = 1'000'000'000'000'000;
+/// Default steps per segment: sections are drained and progress reported this often.
+constexpr std::int64_t kDefaultSegmentSteps = 10'000;
+constexpr std::int64_t kMaxNewtonIterations = 100;
+
+std::vector<std::string> spec_names(const std::vector<kernels::ParamSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  return names;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : model_infos()) names.push_back(m.name);
+  return names;
+}
+
+std::vector<std::string> integrator_names() {
+  std::vector<std::string> names;
+  for (const auto& i : integrator_infos()) names.push_back(i.name);
+  return names;
+}
+
+/// Rejects duplicate object keys while parsing: nlohmann keeps only the last one, so
+/// {"dt": 0.1, "dt": 1} would silently drop a value the user wrote.
+class DuplicateKeyCheck {
+ public:
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        frames_.push_back({true, {}, 0, {}});
+        break;
+      case Json::parse_event_t::array_start:
+        frames_.push_back({false, {}, 0, {}});
+        break;
+      case Json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second)
+          fail(path(), "duplicate key (each key may appear once in an object)");
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        frames_.pop_back();
+        next_element();
+        break;
+      case Json::parse_event_t::value:
+        next_element();
+        break;
+    }
+    return true;
+  }
+
+  /// Key path of the value being parsed ("" at the top level).
+  std::string path() const {
+    std::string p;
+    for (const auto& f : frames_) p = f.object ? join(p, f.key) : at(p, f.index);
+    return p;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string key;    // objects: the key whose value is being read
+    std::size_t index;  // arrays: the element being read
+    std::set<std::string> keys;
+  };
+
+  void next_element() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+
+  std::vector<Frame> frames_;
+};
+
+BackendKind parse_backend(const std::string& s, const std::string& path, const std::string& shown) {
+  if (s == "auto") return BackendKind::kAuto;
+  if (s == "cpu") return BackendKind::kCpu;
+  if (s == "cuda") return BackendKind::kCuda;
+  fail(path, "must be \"auto\", \"cpu\" or \"cuda\", got " + shown);
+}
+
+Precision parse_precision(const std::string& s, const std::string& path, const std::string& shown) {
+  if (s == "double") return Precision::kDouble;
+  if (s == "float") return Precision::kFloat;
+  fail(path, "must be \"double\" or \"float\", got " + shown);
+}
+
+const ModelInfo& parse_model(const Json& top, Job& job) {
+  const std::string path = "model";
+  const Json& m = require(top, "", path, "an object such as {\"name\": \"henon_heiles\"}");
+  if (m.is_string())
+    fail(path, "must be an object such as {\"name\": " + show(m) + "}, got " + show(m));
+  object(m, path);
+  check_keys(m, path, {"name", "params"}, "key");
+  const std::string name_path = join(path, "name");
+  const Json& name_json = require(m, path, "name", "one of " + list(model_names()));
+  const ModelInfo* info = find_model(string_value(name_json, name_path));
+  if (!info)
+    fail(name_path, "unknown model " + show(name_json) + " (known: " + list(model_names()) + ")");
+  job.model = info->name;
+
+  job.params.clear();
+  for (const auto& spec : info->params) job.params.push_back(spec.default_value);
+  if (const Json* params = find(m, "params")) {
+    const std::string params_path = join(path, "params");
+    object(*params, params_path);
+    check_keys(*params, params_path, spec_names(info->params), "parameter of model " + info->name);
+    for (std::size_t i = 0; i < info->params.size(); ++i)
+      if (const Json* v = find(*params, info->params[i].name))
+        job.params[i] =
+            rule_value(*v, join(params_path, info->params[i].name), info->params[i].rule);
+  }
+  // Each parameter may be fine alone and still overflow in combination (m = 1e-320 makes
+  // 1/(m l^2) infinite); the kernels divide by nothing else, so checking the masses suffices.
+  for (int i = 0; i < info->dof; ++i) {
+    const double w = info->inv_mass(job.params.data(), i);
+    if (!std::isfinite(w) || !(w > 0))
+      fail(join(path, "params"), "give inverse mass " + format_number(w) + " for " +
+                                     info->state_names[i] +
+                                     " (it must be finite and > 0); check the parameter sizes");
+  }
+  return *info;
+}
+
+void parse_integrator(const Json& top, Job& job) {
+  const std::string path = "integrator";
+  const Json& in = require(top, "", path, "an object such as {\"name\": \"verlet\", \"dt\": 0.01}");
+  object(in, path);
+  const std::string name_path = join(path, "name");
+  const Json& name_json = require(in, path, "name", "one of " + list(integrator_names()));
+  const IntegratorInfo* info = find_integrator(string_value(name_json, name_path));
+  if (!info)
+    fail(name_path,
+         "unknown integrator " + show(name_json) + " (known: " + list(integrator_names()) + ")");
+  job.integrator = info->name;
+
+  std::vector<std::string> known{"name", "dt", "newton_iterations"};
+  for (const auto& o : info->options) known.push_back(o.name);
+  check_keys(in, path, known, "key of integrator " + info->name);
+
+  const std::string dt_path = join(path, "dt");
+  const Json& dt = require(in, path, "dt", "the time step, a number > 0");
+  job.dt = number(dt, dt_path);
+  if (!(job.dt > 0)) fail(dt_path, "must be > 0, got " + show(dt));
+
+  job.newton_iterations = 0;
+  if (const Json* n = find(in, "newton_iterations"))
+    job.newton_iterations =
+        int(integer(*n, join(path, "newton_iterations"), 1, kMaxNewtonIterations));
+
+  job.options.clear();
+  for (const auto& o : info->options) {
+    double x = o.default_value;
+    if (const Json* v = find(in, o.name)) x = rule_value(*v, join(path, o.name), o.rule);
+    job.options.push_back(x);
+  }
+  // The Newmark header implements only the explicit member of the family (beta = 0).
+  if (info->name == "newmark") {
+    for (std::size_t i = 0; i < info->options.size(); ++i)
+      if (std::string(info->options[i].name) == "beta" && job.options[i] != 0)
+        fail(join(path, "beta"), "implicit Newmark (beta > 0) is not available yet; use beta = 0");
+  }
+}
+
+void parse_section(const Json& top, const ModelInfo& model, Job& job) {
+  job.has_section = false;
+  job.section = SectionConfig{};
+  const Json* s = find(top, "section");
+  if (!s) return;
+  const std::string path = "section";
+  object(*s, path);
+  check_keys(*s, path, {"coordinate", "value", "direction", "max_crossings", "stroboscopic"},
+             "key");
+  const Json* coordinate = find(*s, "coordinate");
+  const Json* strobe = find(*s, "stroboscopic");
+  if (coordinate && strobe)
+    fail(path, "has both \"coordinate\" (a plane) and \"stroboscopic\"; use one of them");
+  if (!coordinate && !strobe)
+    fail(path,
+         "needs \"coordinate\" (a plane: {\"coordinate\": \"q0\", \"value\": 0}) or "
+         "\"stroboscopic\": {\"every\": K}, got " +
+             show(*s));
+
+  SectionConfig& cfg = job.section;
+  if (coordinate) {
+    const std::string cpath = join(path, "coordinate");
+    const std::string name = string_value(*coordinate, cpath);
+    const int c = model.state_index(name);
+    if (c < 0)
+      fail(cpath, "unknown state coordinate " + show(*coordinate) + " of model " + model.name +
+                      " (known: " + list(model.state_names) + ")");
+    cfg.kind = kernels::kSectionPlane;
+    cfg.coordinate = c;
+    if (const Json* v = find(*s, "value")) cfg.value = number(*v, join(path, "value"));
+    cfg.direction = kernels::kDirBoth;
+    if (const Json* d = find(*s, "direction")) {
+      const std::string dpath = join(path, "direction");
+      const std::string dir = string_value(*d, dpath);
+      if (dir == "up") {
+        cfg.direction = kernels::kDirUp;
+      } else if (dir == "down") {
+        cfg.direction = kernels::kDirDown;
+      } else if (dir != "both") {
+        fail(dpath, "must be \"up\", \"down\" or \"both\", got " + show(*d));
+      }
+    }
+  } else {
+    for (const char* plane_only : {"value", "direction"})
+      if (find(*s, plane_only))
+        fail(join(path, plane_only),
+             "applies to a plane section (\"coordinate\"), not to a "
+             "stroboscopic one");
+    const std::string spath = join(path, "stroboscopic");
+    object(*strobe, spath);
+    check_keys(*strobe, spath, {"every"}, "key");
+    cfg.kind = kernels::kSectionStroboscopic;
+    cfg.every = integer(require(*strobe, spath, "every", "the sampling period in steps, >= 1"),
+                        join(spath, "every"), 1, kMaxSteps);
+  }
+  if (const Json* mc = find(*s, "max_crossings"))
+    cfg.max_crossings = integer(*mc, join(path, "max_crossings"), 0, kMaxSteps);
+  job.has_section = true;
+}
+
+}  // namespace
+
+Job parse_job(const std::string& text, const Overrides& overrides) {
+  Job job;
+  DuplicateKeyCheck check;
+  try {
+    job.source = Json::parse(text, [&check](int depth, Json::parse_event_t event, Json& parsed) {
+      return check(depth, event, parsed);
+    });
+  } catch (const nlohmann::json::out_of_range& e) {
+    // nlohmann refuses a literal beyond the double range (1e999) mid-parse with error 406; the
+    // checker still knows which key was being read, so the message can name it.
+    const std::string what = e.what();
+    const auto open = what.find('\'');
+    const auto close = what.rfind('\'');
+    const std::string literal =
+        open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : what;
+    fail(check.path().empty() ? "job" : check.path(),
+         "must be a finite number, got " + literal + " (beyond the range of a double)");
+  } catch (const nlohmann::json::parse_error& e) {
+    // Keep nlohmann's position and reason; drop its internal "[json.exception.parse_error.101] ".
+    std::string what = e.what();
+    if (!what.empty() && what[0] == '[') {
+      const auto close = what.find("] ");
+      if (close != std::string::npos) what.erase(0, close + 2);
+    }
+    fail("job", "invalid JSON: " + what);
+  }
+  const Json& top = job.source;
+  if (!top.is_object()) fail("job", "must be a JSON object, got " + show(top));
+  check_keys(top, "",
+             {"model", "integrator", "steps", "segment_steps", "ensemble", "section",
+              "escape_radius", "backend", "precision", "output"},
+             "key");
+
+  const ModelInfo& model = parse_model(top, job);
+  parse_integrator(top, job);
+
+  job.steps = integer(require(top, "", "steps", "the number of time steps, an integer >= 1"),
+                      "steps", 1, kMaxSteps);
+  job.segment_steps = std::min(job.steps, kDefaultSegmentSteps);
+  if (const Json* seg = find(top, "segment_steps"))
+    // A segment longer than the run is simply the whole run.
+    job.segment_steps = std::min(job.steps, integer(*seg, "segment_steps", 1, kMaxSteps));
+
+  parse_section(top, model, job);
+
+  job.escape_radius = 0.0;
+  if (const Json* r = find(top, "escape_radius")) {
+    job.escape_radius = number(*r, "escape_radius");
+    if (!(job.escape_radius > 0)) fail("escape_radius", "must be > 0, got " + show(*r));
+  }
+
+  job.backend = BackendKind::kAuto;
+  if (const Json* b = find(top, "backend"))
+    job.backend = parse_backend(string_value(*b, "backend"), "backend", show(*b));
+  job.precision = Precision::kDouble;
+  if (const Json* p = find(top, "precision"))
+    job.precision = parse_precision(string_value(*p, "precision"), "precision", show(*p));
+
+  job.output_dir = "results/" + job.model;
+  if (const Json* out = find(top, "output")) {
+    object(*out, "output");
+    check_keys(*out, "output", {"dir"}, "key");
+    if (const Json* dir = find(*out, "dir")) {
+      job.output_dir = string_value(*dir, "output.dir");
+      if (job.output_dir.empty()) fail("output.dir", "must be a non-empty path, got \"\"");
+    }
+  }
+
+  // The ensemble last: it is the only expensive part, and it needs the section.
+  job.ensemble =
+      make_ensemble(require(top, "", "ensemble", "one of states, box, random_box, section_grid"),
+                    model, job.params, job.section, job.has_section);
+
+  // Command-line overrides win over the file, but the file must still be valid as written.
+  if (!overrides.out.empty()) job.output_dir = overrides.out;
+  if (!overrides.backend.empty())
+    job.backend = parse_backend(overrides.backend, "--backend", show(Json(overrides.backend)));
+  if (!overrides.precision.empty())
+    job.precision =
+        parse_precision(overrides.precision, "--precision", show(Json(overrides.precision)));
+  return job;
+}
+
+Job load_job(const std::string& path, const Overrides& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    fail("job", "cannot read job file \"" + path + "\": it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("job", "cannot read job file \"" + path + "\": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) fail("job", "cannot read job file \"" + path + "\": read error");
+  return parse_job(text.str(), overrides);
+}
+
+}  // namespace vigor::host

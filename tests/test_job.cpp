@@ -1,0 +1,673 @@
+/// @file test_job.cpp
+/// @brief Job files: defaults, ensembles (grid order, counter-based RNG, energy-shell grids) and
+/// the error messages of bad input (DESIGN.md §4: every error names its key path and value).
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "host/job.hpp"
+#include "host/registry.hpp"
+#include "kernels/sections.hpp"
+
+namespace vigor::host {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// A small valid job on `model` to be patched by each test.
+Json base_job(const std::string& model = "henon_heiles") {
+  Json j;
+  j["model"] = {{"name", model}};
+  j["integrator"] = {{"name", "verlet"}, {"dt", 0.01}};
+  j["steps"] = 1000;
+  if (model == "henon_heiles" || model == "kepler")
+    j["ensemble"] = {{"states", {{0.4, 0.0, 0.0, 2.0}}}};
+  else
+    j["ensemble"] = {{"states", {{0.1, 0.0}}}};
+  return j;
+}
+
+/// Component c of trajectory i.
+double at(const Ensemble& e, int c, std::int64_t i) {
+  return e.state[std::size_t(c) * e.count + i];
+}
+
+/// Expects parse_job to fail on exactly `path`, with a message containing `fragment`.
+void expect_text_error(const std::string& text, const std::string& path,
+                       const std::string& fragment, const Overrides& overrides = {}) {
+  SCOPED_TRACE(text);
+  try {
+    parse_job(text, overrides);
+    ADD_FAILURE() << "no error; expected one on " << path;
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.path(), path) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << fragment;
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u) << e.what();
+  }
+}
+void expect_error(const Json& job, const std::string& path, const std::string& fragment,
+                  const Overrides& overrides = {}) {
+  expect_text_error(job.dump(), path, fragment, overrides);
+}
+
+/// Expects the whole message to be `message` (for the messages DESIGN.md and the brief spell out).
+void expect_message(const Json& job, const std::string& message) {
+  SCOPED_TRACE(job.dump());
+  try {
+    parse_job(job.dump());
+    ADD_FAILURE() << "no error; expected: " << message;
+  } catch (const JobError& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+// --- Good jobs --------------------------------------------------------------------------------
+
+TEST(Job, MinimalJobGetsEveryDefault) {
+  const Json src = base_job();
+  const Job job = parse_job(src.dump());
+  EXPECT_EQ(job.source, src);
+  EXPECT_EQ(job.model, "henon_heiles");
+  ASSERT_EQ(job.params.size(), 2u);
+  EXPECT_EQ(job.params[0], 1.0);
+  EXPECT_EQ(job.params[1], -1.0 / 3.0);
+  EXPECT_EQ(job.integrator, "verlet");
+  EXPECT_EQ(job.dt, 0.01);
+  EXPECT_TRUE(job.options.empty());
+  EXPECT_EQ(job.newton_iterations, 0);
+  EXPECT_EQ(job.steps, 1000);
+  EXPECT_EQ(job.segment_steps, 1000);  // min(steps, 10000)
+  EXPECT_FALSE(job.has_section);
+  EXPECT_EQ(job.section.kind, 0);
+  EXPECT_EQ(job.escape_radius, 0.0);
+  EXPECT_EQ(job.backend, BackendKind::kAuto);
+  EXPECT_EQ(job.precision, Precision::kDouble);
+  EXPECT_EQ(job.output_dir, "results/henon_heiles");
+  EXPECT_EQ(job.ensemble.kind, "states");
+  EXPECT_EQ(job.ensemble.count, 1);
+  EXPECT_EQ(job.ensemble.skipped, 0);
+  EXPECT_EQ(job.ensemble.state, (std::vector<double>{0.4, 0.0, 0.0, 2.0}));
+}
+
+TEST(Job, LongRunsDefaultToTenThousandStepSegments) {
+  Json j = base_job();
+  j["steps"] = 200000;
+  EXPECT_EQ(parse_job(j.dump()).segment_steps, 10000);
+  j["segment_steps"] = 500;
+  EXPECT_EQ(parse_job(j.dump()).segment_steps, 500);
+  j["steps"] = 2e5;  // an integral number in exponent notation is an integer
+  EXPECT_EQ(parse_job(j.dump()).steps, 200000);
+}
+
+TEST(Job, EverySettingIsRead) {
+  Json j = base_job("pendulum");
+  j["model"]["params"] = {{"g", 9.81}, {"m", 2}};
+  j["integrator"] = {{"name", "verlet"}, {"dt", 0.05}, {"newton_iterations", 7}};
+  j["steps"] = 30;
+  j["segment_steps"] = 10;
+  j["section"] = {
+      {"coordinate", "p0"}, {"value", -0.5}, {"direction", "down"}, {"max_crossings", 0}};
+  j["escape_radius"] = 100;
+  j["backend"] = "cpu";
+  j["precision"] = "float";
+  j["output"] = {{"dir", "somewhere/else"}};
+  const Job job = parse_job(j.dump());
+  EXPECT_EQ(job.params, (std::vector<double>{2.0, 1.0, 9.81}));  // kParams order: m, l, g
+  EXPECT_EQ(job.dt, 0.05);
+  EXPECT_EQ(job.newton_iterations, 7);
+  EXPECT_EQ(job.segment_steps, 10);
+  ASSERT_TRUE(job.has_section);
+  EXPECT_EQ(job.section.kind, kernels::kSectionPlane);
+  EXPECT_EQ(job.section.coordinate, 1);
+  EXPECT_EQ(job.section.value, -0.5);
+  EXPECT_EQ(job.section.direction, kernels::kDirDown);
+  EXPECT_EQ(job.section.max_crossings, 0);
+  EXPECT_EQ(job.escape_radius, 100.0);
+  EXPECT_EQ(job.backend, BackendKind::kCpu);
+  EXPECT_EQ(job.precision, Precision::kFloat);
+  EXPECT_EQ(job.output_dir, "somewhere/else");
+}
+
+TEST(Job, SectionDefaultsAndStroboscopic) {
+  Json j = base_job();
+  j["section"] = {{"coordinate", "q1"}};
+  Job job = parse_job(j.dump());
+  EXPECT_EQ(job.section.kind, kernels::kSectionPlane);
+  EXPECT_EQ(job.section.coordinate, 1);
+  EXPECT_EQ(job.section.value, 0.0);
+  EXPECT_EQ(job.section.direction, kernels::kDirBoth);
+  EXPECT_EQ(job.section.max_crossings, 1000);
+  j["section"] = {{"coordinate", "q0"}, {"direction", "up"}};
+  EXPECT_EQ(parse_job(j.dump()).section.direction, kernels::kDirUp);
+
+  j["section"] = {{"stroboscopic", {{"every", 25}}}, {"max_crossings", 40}};
+  job = parse_job(j.dump());
+  ASSERT_TRUE(job.has_section);
+  EXPECT_EQ(job.section.kind, kernels::kSectionStroboscopic);
+  EXPECT_EQ(job.section.every, 25);
+  EXPECT_EQ(job.section.max_crossings, 40);
+}
+
+TEST(Job, IntegratorOptionsInDeclarationOrderWithDefaults) {
+  const IntegratorInfo* newmark = find_integrator("newmark");
+  if (!newmark) GTEST_SKIP() << "newmark is not in this build's integrator registry";
+  Json j = base_job();
+  j["integrator"] = {{"name", "newmark"}, {"dt", 0.01}, {"beta", 0}, {"gamma", 0.6}};
+  const Job job = parse_job(j.dump());
+  ASSERT_EQ(job.options.size(), newmark->options.size());
+  for (std::size_t i = 0; i < newmark->options.size(); ++i) {
+    const std::string name = newmark->options[i].name;
+    EXPECT_EQ(job.options[i], name == "gamma" ? 0.6 : 0.0) << name;
+  }
+  j["integrator"] = {{"name", "newmark"}, {"dt", 0.01}};
+  const Job defaults = parse_job(j.dump());
+  for (std::size_t i = 0; i < newmark->options.size(); ++i)
+    EXPECT_EQ(defaults.options[i], newmark->options[i].default_value);
+}
+
+TEST(Job, OverridesReplaceTheFileSettings) {
+  Json j = base_job();
+  j["backend"] = "cuda";
+  j["output"] = {{"dir", "from_file"}};
+  const Job job = parse_job(j.dump(), Overrides{"from_cli", "cpu", "float"});
+  EXPECT_EQ(job.output_dir, "from_cli");
+  EXPECT_EQ(job.backend, BackendKind::kCpu);
+  EXPECT_EQ(job.precision, Precision::kFloat);
+  expect_error(j, "--backend", "got \"gpu\"", Overrides{"", "gpu", ""});
+  expect_error(j, "--precision", "got \"half\"", Overrides{"", "", "half"});
+  // The file must be valid as written even when the command line overrides the value.
+  j["backend"] = "gpu";
+  expect_error(j, "backend", "got \"gpu\"", Overrides{"", "cpu", ""});
+}
+
+TEST(Job, LoadJobReadsFilesAndNamesMissingOnes) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("vigor_test_job_" + std::to_string(::getpid()) + ".json");
+  { std::ofstream(path) << base_job().dump(2); }
+  EXPECT_EQ(load_job(path.string()).model, "henon_heiles");
+  std::filesystem::remove(path);
+  try {
+    load_job(path.string());
+    ADD_FAILURE() << "missing file accepted";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.path(), "job");
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+}
+
+// --- Ensembles --------------------------------------------------------------------------------
+
+TEST(Ensemble, StatesAreStoredStructureOfArrays) {
+  Json j = base_job();
+  j["ensemble"] = {{"states", {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}}};
+  const Ensemble e = parse_job(j.dump()).ensemble;
+  ASSERT_EQ(e.count, 3);
+  EXPECT_EQ(e.state, (std::vector<double>{1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12}));
+}
+
+TEST(Ensemble, BoxIsAnInclusiveGridWithTheFirstCoordinateSlowest) {
+  Json j = base_job("harmonic_oscillator");
+  j["ensemble"] = {{"box", {{"lo", {0, 10}}, {"hi", {1, 20}}, {"counts", {3, 2}}}}};
+  const Ensemble e = parse_job(j.dump()).ensemble;
+  EXPECT_EQ(e.kind, "box");
+  ASSERT_EQ(e.count, 6);
+  const double q[] = {0, 0, 0.5, 0.5, 1, 1};
+  const double p[] = {10, 20, 10, 20, 10, 20};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(at(e, 0, i), q[i]) << i;
+    EXPECT_EQ(at(e, 1, i), p[i]) << i;
+  }
+}
+
+TEST(Ensemble, BoxInFourDimensionsAndSinglePointAxes) {
+  Json j = base_job();
+  // A count of 1 takes lo (and ignores hi); the last point of an axis is exactly hi.
+  j["ensemble"] = {
+      {"box", {{"lo", {-1, 0.1, 2, 0}}, {"hi", {1, 0.7, 5, 0.3}}, {"counts", {2, 4, 1, 3}}}}};
+  const Ensemble e = parse_job(j.dump()).ensemble;
+  ASSERT_EQ(e.count, 24);
+  std::int64_t i = 0;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 4; ++b)
+      for (int d = 0; d < 3; ++d, ++i) {
+        EXPECT_EQ(at(e, 0, i), a == 0 ? -1.0 : 1.0);
+        EXPECT_NEAR(at(e, 1, i), 0.1 + 0.2 * b, 1e-15);
+        EXPECT_EQ(at(e, 2, i), 2.0);
+        EXPECT_NEAR(at(e, 3, i), 0.15 * d, 1e-15);
+      }
+  EXPECT_EQ(at(e, 1, 23), 0.7);
+  EXPECT_EQ(at(e, 3, 23), 0.3);
+}
+
+/// The documented generator: SplitMix64 (Steele, Lea & Flood 2014) seeded with `seed`, output n
+/// for component c of trajectory i with n = i * dim + c, top 53 bits as a double in [0, 1).
+double reference_uniform(std::uint64_t seed, std::uint64_t n) {
+  std::uint64_t z = seed + (n + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-53;
+}
+
+TEST(Ensemble, RandomBoxIsTheDocumentedCounterBasedStream) {
+  Json j = base_job();
+  const std::vector<double> lo{-1, 0, 2, -0.5}, hi{1, 0.25, 2, 0.5};
+  j["ensemble"] = {{"random_box", {{"lo", lo}, {"hi", hi}, {"count", 2000}, {"seed", 42}}}};
+  const Ensemble e = parse_job(j.dump()).ensemble;
+  EXPECT_EQ(e.kind, "random_box");
+  ASSERT_EQ(e.count, 2000);
+  std::vector<double> mean(4, 0.0);
+  for (std::int64_t i = 0; i < e.count; ++i)
+    for (int c = 0; c < 4; ++c) {
+      const double x = at(e, c, i);
+      EXPECT_GE(x, lo[c]);
+      EXPECT_LE(x, hi[c]);
+      EXPECT_EQ(x, lo[c] + (hi[c] - lo[c]) * reference_uniform(42, std::uint64_t(i) * 4 + c));
+      mean[c] += x / double(e.count);
+    }
+  // Uniform: the sample mean is within 5 standard errors (sd (hi-lo)/sqrt(12), n = 2000).
+  for (int c = 0; c < 4; ++c)
+    EXPECT_NEAR(mean[c], 0.5 * (lo[c] + hi[c]),
+                5 * (hi[c] - lo[c]) / std::sqrt(12.0 * 2000) + 1e-12);
+
+  // Reproducible, and trajectory i does not depend on how many trajectories are drawn.
+  EXPECT_EQ(parse_job(j.dump()).ensemble.state, e.state);
+  j["ensemble"]["random_box"]["count"] = 10;
+  const Ensemble prefix = parse_job(j.dump()).ensemble;
+  for (std::int64_t i = 0; i < 10; ++i)
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(at(prefix, c, i), at(e, c, i));
+
+  // Another seed gives other numbers; no seed means seed 0.
+  j["ensemble"]["random_box"]["seed"] = 43;
+  const Ensemble other = parse_job(j.dump()).ensemble;
+  int same = 0;
+  for (std::int64_t i = 0; i < 10; ++i) same += at(other, 0, i) == at(prefix, 0, i);
+  EXPECT_EQ(same, 0);
+  j["ensemble"]["random_box"].erase("seed");
+  const Ensemble unseeded = parse_job(j.dump()).ensemble;
+  j["ensemble"]["random_box"]["seed"] = 0;
+  EXPECT_EQ(parse_job(j.dump()).ensemble.state, unseeded.state);
+}
+
+/// Hénon–Heiles with the classic parameters, written out independently of the model header.
+double henon_heiles_energy(double x, double y, double px, double py) {
+  return 0.5 * (px * px + py * py) + 0.5 * (x * x + y * y) + x * x * y - y * y * y / 3.0;
+}
+
+TEST(Ensemble, SectionGridLiesOnTheEnergyShell) {
+  const double energy = 1.0 / 8.0;
+  const int n_y = 41, n_py = 31;
+  Json j = base_job();
+  j["section"] = {{"coordinate", "q0"}, {"value", 0.0}, {"direction", "up"}};
+  // The grid extends beyond the allowed region (|p_y| <= 1/2, -0.4 < y < 0.6 at x = 0).
+  j["ensemble"] = {
+      {"section_grid",
+       {{"energy", energy}, {"axes", {{"q1", {-0.6, 0.8, n_y}}, {"p1", {-0.6, 0.6, n_py}}}}}}};
+  const Ensemble e = parse_job(j.dump()).ensemble;
+  EXPECT_EQ(e.kind, "section_grid");
+
+  std::int64_t expected_skipped = 0;
+  for (int a = 0; a < n_y; ++a)
+    for (int b = 0; b < n_py; ++b) {
+      const double y = -0.6 + 1.4 * a / (n_y - 1), py = -0.6 + 1.2 * b / (n_py - 1);
+      expected_skipped += henon_heiles_energy(0, y, 0, py) > energy + 1e-12;
+    }
+  EXPECT_GT(expected_skipped, 0);
+  EXPECT_EQ(e.skipped, expected_skipped);
+  EXPECT_EQ(e.count + e.skipped, n_y * n_py);
+
+  for (std::int64_t i = 0; i < e.count; ++i) {
+    EXPECT_EQ(at(e, 0, i), 0.0);
+    EXPECT_GT(at(e, 2, i), 0.0) << "direction up needs p0 > 0 at trajectory " << i;
+    EXPECT_NEAR(henon_heiles_energy(at(e, 0, i), at(e, 1, i), at(e, 2, i), at(e, 3, i)), energy,
+                1e-14);
+    if (i > 0) {
+      // First axis (q1) slowest, second (p1) increasing within it.
+      ASSERT_GE(at(e, 1, i), at(e, 1, i - 1));
+      if (at(e, 1, i) == at(e, 1, i - 1)) {
+        EXPECT_GT(at(e, 3, i), at(e, 3, i - 1));
+      }
+    }
+  }
+
+  // Direction down solves for the negative root; the axis order follows the file.
+  j["section"]["direction"] = "down";
+  j["ensemble"]["section_grid"]["axes"] = {{"p1", {-0.6, 0.6, n_py}}, {"q1", {-0.6, 0.8, n_y}}};
+  const Ensemble down = parse_job(j.dump()).ensemble;
+  EXPECT_EQ(down.count, e.count);
+  for (std::int64_t i = 0; i < down.count; ++i) EXPECT_LT(at(down, 2, i), 0.0);
+  for (std::int64_t i = 1; i < down.count; ++i) ASSERT_GE(at(down, 3, i), at(down, 3, i - 1));
+}
+
+TEST(Ensemble, SectionGridUsesTheSectionValueAndTheMass) {
+  // Kepler, section q1 = 0.5 (position), momentum p1 solved; unit mass: p1 = sqrt(2 (E - H_rest)).
+  Json j = base_job("kepler");
+  j["model"]["params"] = {{"mu", 2.0}};
+  j["section"] = {{"coordinate", "q1"}, {"value", 0.5}};
+  j["ensemble"] = {{"section_grid",
+                    {{"energy", -0.5}, {"axes", {{"q0", {0.5, 1.5, 5}}, {"p0", {-0.5, 0.5, 3}}}}}}};
+  const Job job = parse_job(j.dump());
+  const Ensemble& e = job.ensemble;
+  ASSERT_GT(e.count, 0);
+  const ModelInfo* kepler = find_model("kepler");
+  for (std::int64_t i = 0; i < e.count; ++i) {
+    const double s[4] = {at(e, 0, i), at(e, 1, i), at(e, 2, i), at(e, 3, i)};
+    EXPECT_EQ(s[1], 0.5);
+    EXPECT_GT(s[3], 0.0);  // direction both solves for the positive root
+    EXPECT_NEAR(kepler->energy(job.params.data(), s), -0.5, 1e-14);
+  }
+}
+
+TEST(Ensemble, SectionGridPlacesFixedCoordinatesAndZeroesTheRest) {
+  const ModelInfo* model = find_model("j2_satellite");
+  if (!model) GTEST_SKIP() << "j2_satellite is not in this build's model registry";
+  // Equatorial section z = 0 of the 3-dof satellite: axes x and p_y, p_x fixed, y left at 0, p_z
+  // solved. Fast, wide orbits (x = 2, p_y = 0.9) have H > -0.3 and are skipped.
+  Json j = base_job("j2_satellite");
+  j["section"] = {{"coordinate", "q2"}, {"direction", "both"}};
+  j["ensemble"] = {{"section_grid",
+                    {{"energy", -0.3},
+                     {"axes", {{"q0", {1.0, 2.0, 3}}, {"p1", {0.5, 0.9, 3}}}},
+                     {"fixed", {{"p0", 0.05}}}}}};
+  const Job job = parse_job(j.dump());
+  const Ensemble& e = job.ensemble;
+  EXPECT_GT(e.count, 0);
+  EXPECT_GT(e.skipped, 0);
+  EXPECT_EQ(e.count + e.skipped, 9);
+  for (std::int64_t i = 0; i < e.count; ++i) {
+    double s[6];
+    for (int c = 0; c < 6; ++c) s[c] = at(e, c, i);
+    EXPECT_EQ(s[1], 0.0);   // not named: 0
+    EXPECT_EQ(s[2], 0.0);   // the section value
+    EXPECT_EQ(s[3], 0.05);  // fixed
+    EXPECT_GT(s[5], 0.0);
+    EXPECT_NEAR(model->energy(job.params.data(), s), -0.3, 1e-14);
+  }
+}
+
+// --- Bad jobs: each error names its key path and shows the value -------------------------------
+
+TEST(JobErrors, MessagesSpelledOutInTheContract) {
+  Json j = base_job();
+  j["integrator"]["dt"] = -0.1;
+  expect_message(j, "integrator.dt: must be > 0, got -0.1");
+
+  j = base_job();
+  j["model"]["params"] = {{"c", 1}};
+  expect_message(j, "model.params.c: unknown parameter of model henon_heiles (known: a, b)");
+
+  j = base_job();
+  j["steps"] = "abc";
+  expect_message(j, "steps: must be an integer, got \"abc\"");
+
+  j = base_job();
+  j["section"] = {{"coordinate", "x"}};
+  expect_message(j,
+                 "section.coordinate: unknown state coordinate \"x\" of model henon_heiles "
+                 "(known: q0, q1, p0, p1)");
+
+  j = base_job();
+  j["ensemble"] = {{"states", {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 2, 3}}}};
+  expect_message(j, "ensemble.states[3]: expected 4 values (q0, q1, p0, p1), got 3");
+
+  j = base_job();
+  j["ensemble"] = {{"states", {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, "x", 0, 0}}}};
+  expect_message(j, "ensemble.states[2][1]: must be a finite number, got \"x\"");
+
+  j = base_job("harmonic_oscillator");
+  j["ensemble"] = {{"box", {{"lo", {0, 0}}, {"hi", {1, 1}}, {"counts", {1000000, 1000000}}}}};
+  expect_message(j, "ensemble.box.counts: 1e12 trajectories is more than the 1000000000 allowed");
+
+  const std::string known_models = [] {
+    std::string s;
+    for (const auto& m : model_infos()) s += (s.empty() ? "" : ", ") + m.name;
+    return s;
+  }();
+  j = base_job();
+  j["model"]["name"] = "foo";
+  expect_message(j, "model.name: unknown model \"foo\" (known: " + known_models + ")");
+}
+
+TEST(JobErrors, SyntaxAndStructure) {
+  expect_text_error("{\"model\": ", "job", "invalid JSON: ");
+  expect_text_error("", "job", "invalid JSON: ");
+  expect_text_error("[1, 2]", "job", "must be a JSON object, got [1,2]");
+  Json j = base_job();
+  j["stepz"] = 10;
+  expect_error(j, "stepz", "unknown key (known: model, integrator, steps");
+  expect_text_error(R"({"model": {"name": "pendulum", "name": "kepler"}})", "model.name",
+                    "duplicate key");
+  // A literal beyond the double range is refused while parsing; the message still names the key.
+  std::string text = base_job().dump();
+  text.replace(text.find("0.01"), 4, "1e999");
+  expect_text_error(text, "integrator.dt", "1e999");
+  expect_text_error(R"({"ensemble": {"states": [[1, 2, 3, -1e400]]}})", "ensemble.states[0][3]",
+                    "-1e400");
+  j = base_job();
+  j.erase("ensemble");
+  expect_error(j, "ensemble", "is required");
+  j = base_job();
+  j.erase("model");
+  expect_error(j, "model", "is required");
+  j["model"] = "henon_heiles";
+  expect_error(j, "model", "must be an object");
+}
+
+TEST(JobErrors, ModelAndParameters) {
+  Json j = base_job("pendulum");
+  j["model"]["params"] = {{"m", -1}};
+  expect_error(j, "model.params.m", "must be > 0, got -1");
+  j["model"]["params"] = {{"m", 0}};
+  expect_error(j, "model.params.m", "must be > 0, got 0");
+  j["model"]["params"] = {{"g", -9.81}};
+  expect_error(j, "model.params.g", "must be >= 0, got -9.81");
+  j["model"]["params"] = {{"l", "long"}};
+  expect_error(j, "model.params.l", "must be a finite number, got \"long\"");
+  j["model"]["params"] = {{"l", true}};
+  expect_error(j, "model.params.l", "must be a finite number, got true");
+  j["model"]["params"] = {{"m", 1e-320}};  // positive, but 1/(m l^2) overflows
+  expect_error(j, "model.params", "inverse mass");
+  j["model"]["params"] = {1, 2};
+  expect_error(j, "model.params", "must be an object");
+  j = base_job();
+  j["model"]["nam"] = "x";
+  expect_error(j, "model.nam", "unknown key");
+  j["model"] = {{"params", {{"a", 1}}}};
+  expect_error(j, "model.name", "is required");
+  j["model"] = {{"name", 3}};
+  expect_error(j, "model.name", "must be a string, got 3");
+}
+
+TEST(JobErrors, Integrator) {
+  Json j = base_job();
+  j["integrator"]["dt"] = 0;
+  expect_error(j, "integrator.dt", "must be > 0, got 0");
+  j["integrator"]["dt"] = "0.1";
+  expect_error(j, "integrator.dt", "must be a finite number, got \"0.1\"");
+  j["integrator"].erase("dt");
+  expect_error(j, "integrator.dt", "is required");
+  j = base_job();
+  j["integrator"]["name"] = "leapfrog";
+  expect_error(j, "integrator.name", "unknown integrator \"leapfrog\" (known: verlet");
+  j = base_job();
+  j["integrator"]["gamma"] = 0.5;
+  expect_error(j, "integrator.gamma",
+               "unknown key of integrator verlet (known: name, dt, "
+               "newton_iterations)");
+  for (const Json& bad : {Json(0), Json(101), Json(2.5), Json("3")}) {
+    j = base_job();
+    j["integrator"]["newton_iterations"] = bad;
+    expect_error(j, "integrator.newton_iterations", "got " + bad.dump());
+  }
+  if (find_integrator("newmark")) {
+    j = base_job();
+    j["integrator"] = {{"name", "newmark"}, {"dt", 0.01}, {"beta", 0.25}};
+    expect_message(j,
+                   "integrator.beta: implicit Newmark (beta > 0) is not available yet; use "
+                   "beta = 0");
+    j["integrator"]["beta"] = -1;
+    expect_error(j, "integrator.beta", "must be >= 0, got -1");
+    j["integrator"]["beta"] = 0;
+    j["integrator"]["gamma"] = "half";
+    expect_error(j, "integrator.gamma", "got \"half\"");
+  }
+}
+
+TEST(JobErrors, StepsAndTopLevelSettings) {
+  Json j = base_job();
+  j["steps"] = 0;
+  expect_error(j, "steps", "must be >= 1, got 0");
+  j["steps"] = 10.5;
+  expect_error(j, "steps", "must be an integer, got 10.5");
+  j["steps"] = 1e16;
+  expect_error(j, "steps", "must be <= 1e15, got 1e16");
+  j["steps"] = 18446744073709551615ull;
+  expect_error(j, "steps", "must be <= 1e15, got 18446744073709551615");
+  j["steps"] = -5;
+  expect_error(j, "steps", "must be >= 1, got -5");
+  j.erase("steps");
+  expect_error(j, "steps", "is required");
+  j = base_job();
+  j["segment_steps"] = 0;
+  expect_error(j, "segment_steps", "must be >= 1, got 0");
+  j = base_job();
+  j["escape_radius"] = 0;
+  expect_error(j, "escape_radius", "must be > 0, got 0");
+  j = base_job();
+  j["backend"] = "gpu";
+  expect_error(j, "backend", "must be \"auto\", \"cpu\" or \"cuda\", got \"gpu\"");
+  j = base_job();
+  j["precision"] = "half";
+  expect_error(j, "precision", "must be \"double\" or \"float\", got \"half\"");
+  j = base_job();
+  j["output"] = {{"dir", ""}};
+  expect_error(j, "output.dir", "non-empty");
+  j["output"] = {{"dir", 5}};
+  expect_error(j, "output.dir", "must be a string, got 5");
+  j["output"] = {{"directory", "x"}};
+  expect_error(j, "output.directory", "unknown key (known: dir)");
+}
+
+TEST(JobErrors, Section) {
+  Json j = base_job();
+  j["section"] = {{"coordinate", "q0"}, {"direction", "sideways"}};
+  expect_error(j, "section.direction", "must be \"up\", \"down\" or \"both\", got \"sideways\"");
+  j["section"] = {{"coordinate", "q0"}, {"value", "zero"}};
+  expect_error(j, "section.value", "got \"zero\"");
+  j["section"] = {{"coordinate", "q0"}, {"max_crossings", -1}};
+  expect_error(j, "section.max_crossings", "must be >= 0, got -1");
+  j["section"] = {{"coordinate", "q0"}, {"stroboscopic", {{"every", 10}}}};
+  expect_error(j, "section", "use one of them");
+  j["section"] = {{"value", 0}};
+  expect_error(j, "section", "needs \"coordinate\"");
+  j["section"] = {{"stroboscopic", {{"every", 0}}}};
+  expect_error(j, "section.stroboscopic.every", "must be >= 1, got 0");
+  j["section"] = {{"stroboscopic", {{"period", 3}}}};
+  expect_error(j, "section.stroboscopic.period", "unknown key (known: every)");
+  j["section"] = {{"stroboscopic", {{"every", 3}}}, {"direction", "up"}};
+  expect_error(j, "section.direction", "plane section");
+  j["section"] = {{"coordinate", "q0"}, {"plane", 1}};
+  expect_error(j, "section.plane", "unknown key");
+}
+
+TEST(JobErrors, Ensembles) {
+  Json j = base_job();
+  j["ensemble"] = Json::object();
+  expect_error(j, "ensemble", "got none");
+  j["ensemble"] = {{"states", {{0, 0, 0, 0}}}, {"box", Json::object()}};
+  expect_error(j, "ensemble", "must hold exactly one of states, box, random_box, section_grid");
+  j["ensemble"] = {{"grid", 1}};
+  expect_error(j, "ensemble.grid", "unknown key");
+  j["ensemble"] = {{"states", Json::array()}};
+  expect_error(j, "ensemble.states", "at least one");
+  j["ensemble"] = {{"states", {1, 2, 3, 4}}};
+  expect_error(j, "ensemble.states[0]", "expected 4 values");
+
+  j["ensemble"] = {
+      {"box", {{"lo", {0, 0, 0, 0}}, {"hi", {1, -1, 1, 1}}, {"counts", {1, 1, 1, 1}}}}};
+  expect_error(j, "ensemble.box.hi[1]", "must be >= lo[1] = 0, got -1");
+  j["ensemble"]["box"]["hi"] = {1, 1, 1, 1};
+  j["ensemble"]["box"]["counts"] = {1, 0, 1, 1};
+  expect_error(j, "ensemble.box.counts[1]", "must be >= 1, got 0");
+  j["ensemble"]["box"]["counts"] = {1, 1, 1};
+  expect_error(j, "ensemble.box.counts", "expected 4 integers");
+  j["ensemble"]["box"]["counts"] = {1000, 1000, 1000, 2};
+  expect_error(j, "ensemble.box.counts", "2e9 trajectories is more than");
+  j["ensemble"]["box"].erase("lo");
+  expect_error(j, "ensemble.box.lo", "is required");
+
+  j["ensemble"] = {{"random_box", {{"lo", {1, 0, 0, 0}}, {"hi", {0, 1, 1, 1}}, {"count", 5}}}};
+  expect_error(j, "ensemble.random_box.hi[0]", "must be >= lo[0] = 1, got 0");
+  j["ensemble"]["random_box"]["hi"] = {1, 1, 1, 1};
+  j["ensemble"]["random_box"]["count"] = 0;
+  expect_error(j, "ensemble.random_box.count", "must be >= 1, got 0");
+  j["ensemble"]["random_box"]["count"] = 5e9;
+  expect_error(j, "ensemble.random_box.count", "5e9 trajectories is more than");
+  j["ensemble"]["random_box"]["count"] = 5;
+  j["ensemble"]["random_box"]["seed"] = -1;
+  expect_error(j, "ensemble.random_box.seed", "must be >= 0, got -1");
+  j["ensemble"]["random_box"]["seed"] = 1.5;
+  expect_error(j, "ensemble.random_box.seed", "must be an integer, got 1.5");
+  j["ensemble"]["random_box"]["seed"] = 18446744073709551615ull;  // the full 64-bit range is fine
+  EXPECT_EQ(parse_job(j.dump()).ensemble.count, 5);
+}
+
+TEST(JobErrors, SectionGrid) {
+  Json j = base_job();
+  const Json grid = {{"energy", 0.125}, {"axes", {{"q1", {-0.5, 0.5, 5}}, {"p1", {-0.5, 0.5, 5}}}}};
+  j["ensemble"] = {{"section_grid", grid}};
+  expect_error(j, "ensemble.section_grid", "needs a plane section on a position coordinate");
+  j["section"] = {{"coordinate", "p0"}};
+  expect_error(j, "ensemble.section_grid", "needs a plane section on a position coordinate");
+  j["section"] = {{"stroboscopic", {{"every", 2}}}};
+  expect_error(j, "ensemble.section_grid", "needs a plane section on a position coordinate");
+
+  j["section"] = {{"coordinate", "q0"}, {"direction", "up"}};
+  EXPECT_GT(parse_job(j.dump()).ensemble.count, 0);
+  j["ensemble"]["section_grid"]["energy"] = -1;
+  expect_error(j, "ensemble.section_grid.energy", "no point of the grid is energetically allowed");
+  j["ensemble"]["section_grid"]["energy"] = "high";
+  expect_error(j, "ensemble.section_grid.energy", "got \"high\"");
+  j["ensemble"]["section_grid"] = grid;
+  j["ensemble"]["section_grid"]["axes"] = {{"q1", {-0.5, 0.5, 5}}};
+  expect_error(j, "ensemble.section_grid.axes", "exactly two coordinates");
+  j["ensemble"]["section_grid"]["axes"] = {{"q0", {-0.5, 0.5, 5}}, {"p1", {-0.5, 0.5, 5}}};
+  expect_error(j, "ensemble.section_grid.axes.q0", "is the section coordinate");
+  j["ensemble"]["section_grid"]["axes"] = {{"q1", {-0.5, 0.5, 5}}, {"p0", {-0.5, 0.5, 5}}};
+  expect_error(j, "ensemble.section_grid.axes.p0", "is solved from H = E");
+  j["ensemble"]["section_grid"]["axes"] = {{"q1", {-0.5, 0.5, 5}}, {"z", {-0.5, 0.5, 5}}};
+  expect_error(j, "ensemble.section_grid.axes.z", "unknown state coordinate \"z\"");
+  j["ensemble"]["section_grid"]["axes"] = {{"q1", {0.5, -0.5, 5}}, {"p1", {-0.5, 0.5, 5}}};
+  expect_error(j, "ensemble.section_grid.axes.q1[1]", "must be >= lo = 0.5, got -0.5");
+  j["ensemble"]["section_grid"]["axes"] = {{"q1", {-0.5, 0.5}}, {"p1", {-0.5, 0.5, 5}}};
+  expect_error(j, "ensemble.section_grid.axes.q1", "expected [lo, hi, count]");
+  j["ensemble"]["section_grid"]["axes"] = {{"q1", {-0.5, 0.5, 100000}},
+                                           {"p1", {-0.5, 0.5, 100000}}};
+  expect_error(j, "ensemble.section_grid.axes", "1e10 trajectories is more than");
+  j["ensemble"]["section_grid"] = grid;
+  j["ensemble"]["section_grid"]["fixed"] = {{"q1", 0.1}};
+  expect_error(j, "ensemble.section_grid.fixed.q1", "is already an axis");
+  j["ensemble"]["section_grid"]["fixed"] = {{"p0", 0.1}};
+  expect_error(j, "ensemble.section_grid.fixed.p0", "is solved from H = E");
+  j["ensemble"]["section_grid"].erase("fixed");
+  j["ensemble"]["section_grid"].erase("energy");
+  expect_error(j, "ensemble.section_grid.energy", "is required");
+
+  // One degree of freedom leaves nothing to span a grid.
+  Json p = base_job("pendulum");
+  p["section"] = {{"coordinate", "q0"}};
+  p["ensemble"] = {{"section_grid", {{"energy", 0}, {"axes", Json::object()}}}};
+  expect_error(p, "ensemble.section_grid", "has no two coordinates");
+}
+
+}  // namespace
+}  // namespace vigor::host
