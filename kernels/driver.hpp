@@ -127,10 +127,6 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
     }
     emax = max_of(emax, de);
     ++k;
-    if (sp.escape_radius2 > Real(0) && norm2(s.q) > sp.escape_radius2) {
-      status = kStatusEscaped;
-      break;
-    }
     bool hit = false;
     Real t_hit = Real(0);
     Vec<Real, 2 * d> x_hit;
@@ -153,15 +149,22 @@ VIGOR_UNROLL
       t_hit = Real(k) * h;
       hit = true;
     }
+    bool pause = false;
     if (hit) {
       ++crossings;
-      if (recorded < sp.max_recorded) {
+      if (recorded < sp.max_recorded && hits < sp.hit_capacity) {
         write_hit<2 * d>(a, sp, i, hits, t_hit, x_hit);
         ++hits;
         ++recorded;
-        if (hits == sp.hit_capacity) break;  // pause: the host drains and relaunches
+        pause = hits == sp.hit_capacity;  // the host drains and relaunches
       }
     }
+    // After the section test, so a crossing on the escaping step is still recorded.
+    if (sp.escape_radius2 > Real(0) && norm2(s.q) > sp.escape_radius2) {
+      status = kStatusEscaped;
+      break;
+    }
+    if (pause) break;
   }
 
   store_phase<M>(a, n, i, s);

@@ -35,9 +35,9 @@ struct ExplicitEuler {
 
   template <class M>
   VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] += h * s.f[i];
     s.f = force(m, s.q);
   }

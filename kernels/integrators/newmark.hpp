@@ -63,12 +63,12 @@ struct NewmarkExplicit {
     const Real w0 = h * (Real(0.5) - gamma);  // p_{k+1} - p_{1/2} = w0 f_k + w1 f_{k+1}
     const Real w1 = h * gamma;
     Vec<Real, M::dof> f0 = s.f;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] += hh * f0[i];
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
     s.f = force(m, s.q);
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] = s.p[i] + w0 * f0[i] + w1 * s.f[i];
   }
 };

@@ -14,8 +14,8 @@
 /// West 2001, Fig. 1), and angular momentum (quadratic) drifts too although linear momentum maps
 /// are conserved. Kept as the control that a high order is not structure preservation.
 /// Four force evaluations per step (k2, k3, k4 and the end force cached for the next step's k1).
-/// References: W. Kutta, Z. Math. Phys. 46 (1901) 435–453; Hairer, Nørsett & Wanner, Solving ODEs I,
-/// 2nd ed., §II.1 (the classical RK4 tableau); Marsden & West 2001, Acta Numerica, §1.1, Fig. 1.
+/// References: W. Kutta, Z. Math. Phys. 46 (1901) 435–453; Hairer, Nørsett & Wanner, Solving ODEs
+/// I, 2nd ed., §II.1 (the classical RK4 tableau); Marsden & West 2001, Acta Numerica, §1.1, Fig. 1.
 #pragma once
 
 #include <array>
@@ -28,7 +28,8 @@ namespace vigor::kernels {
 template <class Real>
 struct RungeKutta4 {
   static constexpr const char* kName = "rk4";
-  static constexpr const char* kDescription = "classical 4th-order Runge-Kutta (non-symplectic control)";
+  static constexpr const char* kDescription =
+      "classical 4th-order Runge-Kutta (non-symplectic control)";
   static constexpr const char* kReference = "Kutta 1901; Hairer, Norsett & Wanner I, sec. II.1";
   static constexpr int kOrder = 4;
   static constexpr bool kSymplectic = false;
@@ -44,32 +45,32 @@ struct RungeKutta4 {
     const Real h6 = h / Real(6);
     // Stage 1: k1 = (M^{-1} p_k, f(q_k)).
     Vec<Real, n> kq1, kq2, kq3, kq4;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < n; ++i) kq1[i] = m.inv_mass(i) * s.p[i];
     const Vec<Real, n> kp1 = s.f;
     // Stage 2 at y_k + (h/2) k1.
     Vec<Real, n> y;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
       y[i] = s.q[i] + hh * kq1[i];
       kq2[i] = m.inv_mass(i) * (s.p[i] + hh * kp1[i]);
     }
     const Vec<Real, n> kp2 = force(m, y);
     // Stage 3 at y_k + (h/2) k2.
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
       y[i] = s.q[i] + hh * kq2[i];
       kq3[i] = m.inv_mass(i) * (s.p[i] + hh * kp2[i]);
     }
     const Vec<Real, n> kp3 = force(m, y);
     // Stage 4 at y_k + h k3.
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
       y[i] = s.q[i] + h * kq3[i];
       kq4[i] = m.inv_mass(i) * (s.p[i] + h * kp3[i]);
     }
     const Vec<Real, n> kp4 = force(m, y);
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
       s.q[i] += h6 * (kq1[i] + Real(2) * (kq2[i] + kq3[i]) + kq4[i]);
       s.p[i] += h6 * (kp1[i] + Real(2) * (kp2[i] + kp3[i]) + kp4[i]);

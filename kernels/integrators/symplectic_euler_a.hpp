@@ -37,9 +37,9 @@ struct SymplecticEulerA {
 
   template <class M>
   VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] += h * s.f[i];
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
     s.f = force(m, s.q);
   }

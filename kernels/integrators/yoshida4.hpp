@@ -1,5 +1,6 @@
 /// @file yoshida4.hpp
-/// @brief Fourth-order symplectic composition of Störmer–Verlet (Yoshida / Forest–Ruth triple jump).
+/// @brief Fourth-order symplectic composition of Störmer–Verlet (Yoshida / Forest–Ruth triple
+/// jump).
 ///
 ///     Phi_h = V_{c1 h} ∘ V_{c0 h} ∘ V_{c1 h},
 ///     c1 = 1 / (2 - 2^{1/3}) = 1.3512071919596576...,   c0 = 1 - 2 c1 = -1.7024143839193153...
@@ -11,9 +12,10 @@
 /// palindromic weight sequence); momentum maps of symmetries of V conserved to round-off; energy
 /// error bounded, O(h^4), without drift. Three force evaluations per step (each Verlet substep
 /// reuses the previous substep's cached force).
-/// References: H. Yoshida, Phys. Lett. A 150 (1990) 262–268, §4 (S_4 = S_2(x1 t) S_2(x0 t) S_2(x1 t),
-/// x1 = 1/(2 - 2^{1/3}), x0 = -2^{1/3}/(2 - 2^{1/3})); E. Forest & R. D. Ruth, Physica D 43 (1990)
-/// 105; Hairer, Lubich & Wanner, Geometric Numerical Integration, 2nd ed., §II.4 (triple jump).
+/// References: H. Yoshida, Phys. Lett. A 150 (1990) 262–268, §4 (S_4 = S_2(x1 t) S_2(x0 t) S_2(x1
+/// t), x1 = 1/(2 - 2^{1/3}), x0 = -2^{1/3}/(2 - 2^{1/3})); E. Forest & R. D. Ruth, Physica D 43
+/// (1990) 105; Hairer, Lubich & Wanner, Geometric Numerical Integration, 2nd ed., §II.4 (triple
+/// jump).
 #pragma once
 
 #include <array>

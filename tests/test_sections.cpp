@@ -1,0 +1,432 @@
+// Poincaré sections and per-trajectory bookkeeping through the real driver (kernels/driver.hpp):
+// crossing location by cubic Hermite interpolation against the exact harmonic oscillator,
+// direction filters, sections on a momentum, stroboscopic sampling, pausing on a full hit buffer,
+// the max_recorded limit, freezing on a non-finite energy, and escape.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <numbers>
+#include <vector>
+
+#include "kernels/driver.hpp"
+#include "kernels/integrators/stormer_verlet.hpp"
+#include "kernels/integrators/yoshida6.hpp"
+#include "kernels/sections.hpp"
+#include "models/harmonic_oscillator.hpp"
+#include "models/henon_heiles.hpp"
+
+namespace {
+
+namespace vk = vigor::kernels;
+namespace vm = vigor::models;
+using std::numbers::pi;
+
+/// One recorded hit: time and the 2*dof state.
+struct Hit {
+  double t;
+  std::vector<double> x;
+  bool operator==(const Hit&) const = default;  // bitwise-equal doubles (no NaNs here)
+};
+
+/// Host-side ensemble in the driver's SoA layout, with the hits drained per trajectory.
+template <class M>
+struct Ensemble {
+  static constexpr int kDim = 2 * M::dof;
+  std::int64_t n;
+  int cap;
+  std::vector<double> state, energy0, energy_error, hits;
+  std::vector<std::int64_t> step, crossings, recorded;
+  std::vector<std::int32_t> status, hit_count;
+  std::vector<std::vector<Hit>> drained;  // every hit drained so far, per trajectory
+
+  Ensemble(const M& m, const std::vector<std::vector<double>>& rows, int capacity)
+      : n(std::int64_t(rows.size())), cap(capacity) {
+    state.assign(std::size_t(kDim * n), 0.0);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int c = 0; c < kDim; ++c)
+        state[std::size_t(c * n + i)] = rows[std::size_t(i)][std::size_t(c)];
+    energy0.assign(std::size_t(n), 0.0);
+    energy_error.assign(std::size_t(n), 0.0);
+    hits.assign(std::size_t(std::max(cap, 1) * (kDim + 1) * n), 0.0);
+    step.assign(std::size_t(n), 0);
+    crossings.assign(std::size_t(n), 0);
+    recorded.assign(std::size_t(n), 0);
+    status.assign(std::size_t(n), vk::kStatusOk);
+    hit_count.assign(std::size_t(n), 0);
+    drained.assign(std::size_t(n), {});
+    const auto a = arrays();
+    for (std::int64_t i = 0; i < n; ++i) vk::initial_energy(m, a, n, i);
+  }
+
+  vk::EnsembleArrays<double> arrays() {
+    vk::EnsembleArrays<double> a;
+    a.state = state.data();
+    a.energy0 = energy0.data();
+    a.energy_error = energy_error.data();
+    a.step = step.data();
+    a.status = status.data();
+    a.crossings = crossings.data();
+    a.recorded = recorded.data();
+    a.hit_count = hit_count.data();
+    a.hits = hits.data();
+    return a;
+  }
+
+  /// One launch over all trajectories, then drain the buffers (hits layout
+  /// [(c * capacity + slot) * n + i], c = 0 the time, then the state).
+  template <class I>
+  void launch(const M& m, const I& integrator, vk::SegmentParams<double> sp) {
+    sp.n = n;
+    sp.hit_capacity = cap;
+    const auto a = arrays();
+    for (std::int64_t i = 0; i < n; ++i) vk::advance_trajectory(m, integrator, sp, a, i);
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int s = 0; s < hit_count[std::size_t(i)]; ++s) {
+        Hit hit;
+        hit.t = hits[std::size_t((0 * cap + s) * n + i)];
+        for (int c = 0; c < kDim; ++c)
+          hit.x.push_back(hits[std::size_t(((c + 1) * cap + s) * n + i)]);
+        drained[std::size_t(i)].push_back(hit);
+      }
+    }
+  }
+
+  /// Launch until every trajectory has reached sp.end_step or stopped (the host's drain loop).
+  template <class I>
+  int run(const M& m, const I& integrator, const vk::SegmentParams<double>& sp) {
+    int launches = 0;
+    for (;;) {
+      launch(m, integrator, sp);
+      ++launches;
+      bool more = false;
+      for (std::int64_t i = 0; i < n; ++i)
+        more =
+            more || (status[std::size_t(i)] == vk::kStatusOk && step[std::size_t(i)] < sp.end_step);
+      if (!more || launches > 100000) return launches;
+    }
+  }
+
+  double q(int c, std::int64_t i) const { return state[std::size_t(c * n + i)]; }
+};
+
+vk::SegmentParams<double> plane(int coord, double value, int direction, double h,
+                                std::int64_t end_step) {
+  vk::SegmentParams<double> sp;
+  sp.h = h;
+  sp.end_step = end_step;
+  sp.section_kind = vk::kSectionPlane;
+  sp.section_coord = coord;
+  sp.section_value = value;
+  sp.section_direction = direction;
+  sp.max_recorded = 1000;
+  return sp;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Harmonic oscillator m = k = 1, q(0) = 1, p(0) = 0: q = cos t, p = -sin t. yoshida6 at h = 0.01.
+// q crosses 0 upward at t = 3 pi/2 + 2 pi k (p = +1), downward at t = pi/2 + 2 pi k (p = -1);
+// p crosses 0 upward at t = pi + 2 pi k (q = -1), downward at t = 2 pi k, k >= 1 (q = +1).
+//
+// Accuracy budget for 1e-8: yoshida6's global error over t = 63 is ~1e-13 (order 6, h = 0.01,
+// measured), and the Hermite interpolation error is h^4/384 max|x''''| = 2.6e-11 (sections.hpp),
+// so 1e-8 leaves a margin of ~400 for the Newton iteration and time round-off (t ~ 60: 1e-14).
+// Linear interpolation instead errs by up to h^2/8 max|x''| = 1.25e-5 in p.
+// ---------------------------------------------------------------------------------------------
+
+constexpr double kH = 0.01;
+constexpr std::int64_t kEnd = 6300;  // t = 63: ten crossings in each direction
+const vm::HarmonicOscillator<double> kOsc{1.0, 1.0};
+
+std::vector<Hit> oscillator_hits(int coord, int direction, std::int64_t max_recorded = 1000,
+                                 int cap = 64,
+                                 Ensemble<vm::HarmonicOscillator<double>>* out = nullptr) {
+  Ensemble<vm::HarmonicOscillator<double>> e(kOsc, {{1.0, 0.0}}, cap);
+  auto sp = plane(coord, 0.0, direction, kH, kEnd);
+  sp.max_recorded = max_recorded;
+  e.run(kOsc, vk::Yoshida6<double>{}, sp);
+  EXPECT_EQ(e.status[0], vk::kStatusOk);
+  EXPECT_EQ(e.step[0], kEnd);
+  if (out) *out = e;
+  return e.drained[0];
+}
+
+/// Max deviation of hits from t0 + 2 pi k with state (q, p) = (qx, px).
+double max_deviation(const std::vector<Hit>& hits, double t0, double qx, double px) {
+  double d = 0;
+  for (std::size_t k = 0; k < hits.size(); ++k) {
+    d = std::max(d, std::abs(hits[k].t - (t0 + 2 * pi * double(k))));
+    d = std::max(d, std::abs(hits[k].x[0] - qx));
+    d = std::max(d, std::abs(hits[k].x[1] - px));
+  }
+  return d;
+}
+
+TEST(Sections, OscillatorUpCrossingsMatchExactSolution) {
+  const auto hits = oscillator_hits(0, vk::kDirUp);
+  ASSERT_EQ(hits.size(), 10u);
+  for (const auto& h : hits) EXPECT_EQ(h.x[0], 0.0);  // the section coordinate is pinned
+  const double dev = max_deviation(hits, 1.5 * pi, 0.0, 1.0);
+  std::printf("  up crossings of q: max |t - t_exact|, |p - 1| = %.2e\n", dev);
+  EXPECT_LE(dev, 1e-8);
+}
+
+TEST(Sections, HermiteBeatsLinearInterpolation) {
+  const auto hits = oscillator_hits(0, vk::kDirUp);
+  ASSERT_EQ(hits.size(), 10u);
+  // The same trajectory, stepped here, with the crossing located by linear interpolation between
+  // the step ends: theta = g0 / (g0 - g1), state interpolated linearly.
+  auto s = vk::Phase<double, 1>{};
+  s.q[0] = 1.0;
+  vk::refresh_force(kOsc, s);
+  const vk::Yoshida6<double> integrator{};
+  double lin_t = 0, lin_p = 0;
+  int found = 0;
+  for (std::int64_t k = 1; k <= kEnd; ++k) {
+    const auto prev = s;
+    integrator.step(kOsc, s, kH);
+    if (prev.q[0] < 0 && s.q[0] >= 0) {
+      const double th = prev.q[0] / (prev.q[0] - s.q[0]);
+      const double t = (double(k - 1) + th) * kH;
+      const double p = prev.p[0] + th * (s.p[0] - prev.p[0]);
+      lin_t = std::max(lin_t, std::abs(t - (1.5 * pi + 2 * pi * found)));
+      lin_p = std::max(lin_p, std::abs(p - 1.0));
+      ++found;
+    }
+  }
+  ASSERT_EQ(found, 10);
+  double herm_t = 0, herm_p = 0;
+  for (std::size_t k = 0; k < hits.size(); ++k) {
+    herm_t = std::max(herm_t, std::abs(hits[k].t - (1.5 * pi + 2 * pi * double(k))));
+    herm_p = std::max(herm_p, std::abs(hits[k].x[1] - 1.0));
+  }
+  std::printf("  hermite: max |dt| %.2e, |dp| %.2e;  linear: max |dt| %.2e, |dp| %.2e\n", herm_t,
+              herm_p, lin_t, lin_p);
+  // Linear interpolation errs by O(h^2) in the state (theta(1 - theta) h^2 |p''| / 2, up to
+  // 1.25e-5) and would fail the 1e-8 test above. Its time error is smaller (O(h^3) here, since
+  // q'' = -cos t vanishes at the crossing; measured 1.6e-8) but still fails it. Hermite with
+  // Newton is O(h^4) in both (measured 2.3e-13 in t, 2.6e-11 in p). Require 100x in each.
+  EXPECT_GT(lin_p, 1e-8);
+  EXPECT_GE(lin_p, 100 * herm_p);
+  EXPECT_GE(lin_t, 100 * herm_t);
+}
+
+TEST(Sections, DirectionDownAndBoth) {
+  const auto up = oscillator_hits(0, vk::kDirUp);
+  const auto down = oscillator_hits(0, vk::kDirDown);
+  const auto both = oscillator_hits(0, vk::kDirBoth);
+  ASSERT_EQ(down.size(), 10u);
+  const double dev = max_deviation(down, 0.5 * pi, 0.0, -1.0);
+  std::printf("  down crossings of q: max deviation %.2e\n", dev);
+  EXPECT_LE(dev, 1e-8);  // budget as for the up crossings
+  // "both" is the time-ordered union: down, up, down, up, ... bit for bit the same hits.
+  ASSERT_EQ(both.size(), 20u);
+  for (std::size_t k = 0; k < 10; ++k) {
+    EXPECT_EQ(both[2 * k], down[k]) << k;
+    EXPECT_EQ(both[2 * k + 1], up[k]) << k;
+  }
+}
+
+TEST(Sections, SectionOnMomentum) {
+  // Component 1 is p0 (state order q then p).
+  const auto up = oscillator_hits(1, vk::kDirUp);
+  const auto down = oscillator_hits(1, vk::kDirDown);
+  ASSERT_EQ(up.size(), 10u);    // t = pi + 2 pi k <= 63: k = 0..9
+  ASSERT_EQ(down.size(), 10u);  // t = 2 pi k, k = 1..10 (the start, p = 0 exactly, is no crossing)
+  for (const auto& h : up) EXPECT_EQ(h.x[1], 0.0);
+  const double dev_up = max_deviation(up, pi, -1.0, 0.0);
+  const double dev_down = max_deviation(down, 2 * pi, 1.0, 0.0);
+  std::printf("  crossings of p: max deviation up %.2e, down %.2e\n", dev_up, dev_down);
+  EXPECT_LE(dev_up, 1e-8);
+  EXPECT_LE(dev_down, 1e-8);
+}
+
+TEST(Sections, StroboscopicSamplesExactStepStates) {
+  const std::int64_t every = 37, end = 1000;
+  Ensemble<vm::HarmonicOscillator<double>> e(kOsc, {{1.0, 0.0}, {0.3, -0.7}}, 64);
+  vk::SegmentParams<double> sp;
+  sp.h = kH;
+  sp.end_step = end;
+  sp.section_kind = vk::kSectionStroboscopic;
+  sp.stroboscopic_every = every;
+  sp.max_recorded = 1000;
+  e.run(kOsc, vk::Yoshida6<double>{}, sp);
+  for (std::int64_t i = 0; i < 2; ++i) {
+    const auto& hits = e.drained[std::size_t(i)];
+    ASSERT_EQ(hits.size(), std::size_t(end / every)) << i;  // 27 samples
+    auto s = vk::Phase<double, 1>{};
+    s.q[0] = i == 0 ? 1.0 : 0.3;
+    s.p[0] = i == 0 ? 0.0 : -0.7;
+    vk::refresh_force(kOsc, s);
+    double emax = 0;
+    const double e0 = vk::energy(kOsc, s.q, s.p);
+    std::size_t j = 0;
+    for (std::int64_t k = 1; k <= end; ++k) {
+      vk::Yoshida6<double>{}.step(kOsc, s, kH);
+      emax = std::max(emax, std::abs(vk::energy(kOsc, s.q, s.p) - e0));
+      if (k % every == 0) {
+        // Exactly the state after step k, and t = k h: same code, same operations, so bitwise.
+        ASSERT_LT(j, hits.size());
+        EXPECT_EQ(hits[j].t, double(k) * kH);
+        EXPECT_EQ(hits[j].x[0], s.q[0]);
+        EXPECT_EQ(hits[j].x[1], s.p[0]);
+        ++j;
+      }
+    }
+    EXPECT_EQ(e.q(0, i), s.q[0]);
+    EXPECT_EQ(e.q(1, i), s.p[0]);
+    EXPECT_EQ(e.energy_error[std::size_t(i)], emax);
+    EXPECT_EQ(e.crossings[std::size_t(i)], end / every);
+  }
+}
+
+TEST(Sections, CapacityPauseResumesBitwise) {
+  // Two trajectories (amplitudes 1 and 2) to also exercise the [(c * cap + slot) * n + i] layout.
+  const std::vector<std::vector<double>> rows = {{1.0, 0.0}, {2.0, 0.0}};
+  const auto sp = plane(0, 0.0, vk::kDirBoth, kH, kEnd);
+
+  Ensemble<vm::HarmonicOscillator<double>> big(kOsc, rows, 64);
+  EXPECT_EQ(big.run(kOsc, vk::Yoshida6<double>{}, sp), 1);
+
+  Ensemble<vm::HarmonicOscillator<double>> small(kOsc, rows, 2);
+  // The first launch stops every trajectory after exactly 2 hits, before end_step.
+  small.launch(kOsc, vk::Yoshida6<double>{}, sp);
+  for (std::int64_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(small.hit_count[std::size_t(i)], 2);
+    EXPECT_EQ(small.crossings[std::size_t(i)], 2);
+    EXPECT_LT(small.step[std::size_t(i)], kEnd);
+    EXPECT_EQ(small.status[std::size_t(i)], vk::kStatusOk);
+  }
+  // Relaunch with the same end_step, resetting nothing, until done: 20 hits / 2 per launch.
+  const int launches = 1 + small.run(kOsc, vk::Yoshida6<double>{}, sp);
+  EXPECT_EQ(launches, 11);  // the 11th launch records nothing and reaches end_step
+  for (std::int64_t i = 0; i < 2; ++i) {
+    const auto si = std::size_t(i);
+    ASSERT_EQ(big.drained[si].size(), 20u);
+    EXPECT_EQ(small.drained[si], big.drained[si]) << "trajectory " << i;
+    EXPECT_EQ(small.step[si], kEnd);
+    EXPECT_EQ(small.crossings[si], big.crossings[si]);
+    EXPECT_EQ(small.recorded[si], big.recorded[si]);
+    EXPECT_EQ(small.energy_error[si], big.energy_error[si]);
+    EXPECT_EQ(small.q(0, i), big.q(0, i));
+    EXPECT_EQ(small.q(1, i), big.q(1, i));
+  }
+  // Trajectory 1 has amplitude 2: its up crossings have p = +2.
+  EXPECT_NEAR(big.drained[1][1].x[1], 2.0, 1e-8);
+}
+
+TEST(Sections, MaxRecordedLimitsRecordingNotCounting) {
+  Ensemble<vm::HarmonicOscillator<double>> full(kOsc, {{1.0, 0.0}}, 64);
+  const auto all = oscillator_hits(0, vk::kDirUp, 1000, 64, &full);
+  ASSERT_EQ(all.size(), 10u);
+
+  Ensemble<vm::HarmonicOscillator<double>> e(kOsc, {{1.0, 0.0}}, 64);
+  const auto first3 = oscillator_hits(0, vk::kDirUp, 3, 64, &e);
+  ASSERT_EQ(first3.size(), 3u);
+  EXPECT_EQ(e.recorded[0], 3);
+  EXPECT_EQ(e.crossings[0], 10);  // still counts every crossing
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(first3[k], all[k]);
+  EXPECT_EQ(e.q(0, 0), full.q(0, 0));  // and integrates to the end regardless
+
+  // With a buffer of 2: pause after 2, record the 3rd in the next launch, then no more pauses.
+  Ensemble<vm::HarmonicOscillator<double>> p(kOsc, {{1.0, 0.0}}, 2);
+  auto sp = plane(0, 0.0, vk::kDirUp, kH, kEnd);
+  sp.max_recorded = 3;
+  EXPECT_EQ(p.run(kOsc, vk::Yoshida6<double>{}, sp), 2);
+  EXPECT_EQ(p.drained[0], first3);
+  EXPECT_EQ(p.crossings[0], 10);
+  EXPECT_EQ(p.recorded[0], 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status: non-finite energy and escape, on Hénon–Heiles above the escape energy 1/6.
+// Start on the y axis, x = p_x = 0, p_y = sqrt(2 E), E = 0.2: the motion stays on x = 0 with
+// y'' = -y + y^2, passes the saddle at y = 1 (V = 1/6 < E) and then blows up in finite time
+// (y'' ~ y^2): in double the state overflows and the energy becomes inf or NaN.
+// ---------------------------------------------------------------------------------------------
+
+const vm::HenonHeiles<double> kHH{1.0, -1.0 / 3.0};
+const std::vector<double> kEscaping = {0.0, 0.0, 0.0, std::sqrt(0.4)};
+
+vk::Phase<double, 2> hh_start(const std::vector<double>& row) {
+  vk::Phase<double, 2> s{};
+  s.q[0] = row[0];
+  s.q[1] = row[1];
+  s.p[0] = row[2];
+  s.p[1] = row[3];
+  vk::refresh_force(kHH, s);
+  return s;
+}
+
+TEST(Status, NonFiniteEnergyFreezesAtLastFiniteState) {
+  Ensemble<vm::HenonHeiles<double>> e(kHH, {kEscaping}, 4);
+  vk::SegmentParams<double> sp;  // no section, no escape radius
+  sp.h = kH;
+  sp.end_step = 100000;
+  e.run(kHH, vk::StormerVerlet<double>{}, sp);
+  ASSERT_EQ(e.status[0], vk::kStatusNonFinite);
+  const std::int64_t k = e.step[0];
+  std::printf("  HH E=0.2 without escape radius: non-finite after step %lld, frozen y = %.3e\n",
+              static_cast<long long>(k), e.q(1, 0));
+  EXPECT_LT(k, sp.end_step);
+  EXPECT_GT(k, 100);  // it took a while: the blow-up happens during the run, not at the start
+  // Frozen at the last finite state: exactly the state after k steps, whose energy is finite,
+  // while step k + 1 gives a non-finite energy.
+  auto s = hh_start(kEscaping);
+  for (std::int64_t j = 0; j < k; ++j) vk::StormerVerlet<double>{}.step(kHH, s, kH);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(e.q(c, 0), s.q[c]);
+    EXPECT_EQ(e.q(2 + c, 0), s.p[c]);
+  }
+  EXPECT_TRUE(std::isfinite(vk::energy(kHH, s.q, s.p)));
+  EXPECT_TRUE(std::isfinite(e.energy_error[0]));
+  vk::StormerVerlet<double>{}.step(kHH, s, kH);
+  EXPECT_FALSE(std::isfinite(vk::energy(kHH, s.q, s.p)));
+  // A later launch leaves the frozen trajectory alone.
+  const auto before = e.state;
+  sp.end_step = 200000;
+  e.launch(kHH, vk::StormerVerlet<double>{}, sp);
+  EXPECT_EQ(e.state, before);
+  EXPECT_EQ(e.step[0], k);
+  EXPECT_EQ(e.status[0], vk::kStatusNonFinite);
+}
+
+TEST(Status, EscapeRadiusStopsEscapingOrbitOnly) {
+  // Trajectory 0 escapes (E = 0.2); trajectory 1 is bounded (E = 1/8 < 1/6, |q| < 0.6).
+  const double E = 0.125, y = 0.1, py = 0.1;
+  const double px = std::sqrt(2.0 * (E - 0.5 * py * py - 0.5 * y * y - kHH.b * y * y * y));
+  const std::vector<double> bounded = {0.0, y, px, py};
+  Ensemble<vm::HenonHeiles<double>> e(kHH, {kEscaping, bounded}, 4);
+  vk::SegmentParams<double> sp;
+  sp.h = kH;
+  sp.end_step = 100000;
+  const double radius = 10.0;
+  sp.escape_radius2 = radius * radius;
+  e.run(kHH, vk::StormerVerlet<double>{}, sp);
+  ASSERT_EQ(e.status[0], vk::kStatusEscaped);
+  EXPECT_EQ(e.status[1], vk::kStatusOk);
+  EXPECT_EQ(e.step[1], sp.end_step);
+  const std::int64_t k = e.step[0];
+  std::printf("  HH E=0.2 with escape radius 10: escaped at step %lld\n",
+              static_cast<long long>(k));
+  // Frozen at the first state outside the radius: after k steps outside, after k - 1 inside.
+  auto s = hh_start(kEscaping);
+  for (std::int64_t j = 0; j < k - 1; ++j) vk::StormerVerlet<double>{}.step(kHH, s, kH);
+  EXPECT_LE(vk::norm2(s.q), radius * radius);
+  vk::StormerVerlet<double>{}.step(kHH, s, kH);
+  EXPECT_GT(vk::norm2(s.q), radius * radius);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(e.q(c, 0), s.q[c]);
+    EXPECT_EQ(e.q(2 + c, 0), s.p[c]);
+  }
+  EXPECT_TRUE(std::isfinite(e.energy_error[0]));
+  // It escaped before it could overflow: the non-finite run above takes longer.
+  Ensemble<vm::HenonHeiles<double>> nf(kHH, {kEscaping}, 4);
+  sp.escape_radius2 = -1;
+  nf.run(kHH, vk::StormerVerlet<double>{}, sp);
+  EXPECT_LT(k, nf.step[0]);
+}
+
+}  // namespace
