@@ -5,19 +5,20 @@
 ///
 ///     V(q) = -mu / rho + mu J2 R^2 (3 z^2 - rho^2) / (2 rho^5),   rho = |q|,
 ///
-/// z along the planet's symmetry axis. Parameters: mu (gravitational parameter G M, > 0, default 1),
-/// J2 (second zonal coefficient, finite, default 0.05, about 46 times Earth's 1.08e-3 so that the
-/// nodal precession shows within a few orbits; J2 > 0 is an oblate planet), R (equatorial radius,
-/// > 0, default 1). Units: lengths in R, time such that mu = 1, i.e. V = -1/rho + (J2/rho^3)
-/// ((3/2) z^2/rho^2 - 1/2).
+/// z along the planet's symmetry axis. Parameters: mu (gravitational parameter G M, > 0, default
+/// 1), J2 (second zonal coefficient, finite, default 0.05: about 46 times Earth's 1.08e-3, so that
+/// the nodal precession shows within a few orbits; J2 > 0 is an oblate planet), R (equatorial
+/// radius, > 0, default 1). Units: lengths in R, time such that mu = 1, where
+/// V = -1/rho + (J2/rho^3) ((3/2) z^2/rho^2 - 1/2).
 ///
-/// Rotations about z leave V invariant, so L_z = x p_y - y p_x is conserved (and kept to round-off by
-/// explicit variational integrators); the energy is conserved too, nothing else in general.
+/// Rotations about z leave V invariant, so L_z = x p_y - y p_x is conserved (and kept to round-off
+/// by explicit variational integrators); so is the energy, and nothing else in general.
+///
 /// Suggested run: a = 1.5, inclination i = 20 deg, q0 = (a, 0, 0), v0 = a^(-1/2) (0, cos i, sin i)
 /// (the circular Kepler speed), h = 0.3.
 ///
 /// Source: Jalnapurkar, Leok, Marsden & West, "Discrete Routh reduction" (seed 002), CORRECTED: the
-/// paper prints the Kepler term with a + sign, which is repulsive; see SCIENCE.md §4.
+/// paper prints the Kepler term with the wrong sign (repulsive); see SCIENCE.md §4.
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
 /// @file outer_solar_system.hpp
-/// @brief The outer solar system: Sun (with the inner planets), Jupiter, Saturn, Uranus, Neptune and
-/// Pluto as six gravitating point masses.
+/// @brief The outer solar system: the Sun (with the inner planets), Jupiter, Saturn, Uranus,
+/// Neptune and Pluto as six gravitating point masses.
 ///
 /// L = sum_b 1/2 m_b |v_b|^2 + G sum_{a<b} m_a m_b / |q_a - q_b|,
 /// H = sum_b |p_b|^2 / (2 m_b) - G sum_{a<b} m_a m_b / |q_a - q_b|,   p_b = m_b v_b.
@@ -13,7 +13,7 @@
 /// The interaction is pairwise and central, so total linear momentum and total angular momentum are
 /// conserved (exactly, to round-off, by explicit variational integrators), as is the energy.
 /// reference_state() is the heliocentric initial state of 5 September 1994, 0h, in the Sun-at-rest
-/// frame (so the centre of mass moves uniformly; total momentum is not zero); suggested h = 10 days.
+/// frame (so the centre of mass moves uniformly: total momentum is not zero). Suggested h: 10 days.
 ///
 /// Source: Hairer, Lubich & Wanner, Geometric Numerical Integration, §I.2.4; also used by
 /// Bou-Rabee's thesis (seed 003).

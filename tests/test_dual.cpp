@@ -1,7 +1,5 @@
 // Forward-mode dual numbers: every operator and math function against analytic derivatives,
 // second derivatives from nested duals, and the float instantiation.
-#include "kernels/core/dual.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/core/dual.hpp"
+
 namespace vigor::kernels {
 namespace {
 
@@ -18,8 +18,8 @@ using D2 = Dual<double, 2>;
 using DD = Dual<D2, 2>;
 
 // A dual partial is one or two roundings of f'(x) * dx; the reference f' comes from a different
-// formula (1/cos^2 against 1 + tan^2, ...) with its own few roundings and the libm functions' ~1 ulp.
-// That is < 10 ulps in all; 1e-14 (45 ulps) leaves margin, and any wrong derivative is off at O(1).
+// formula (1/cos^2 against 1 + tan^2, ...) with its own few roundings, and libm adds ~1 ulp. That
+// is < 10 ulps in all; 1e-14 (45 ulps) leaves margin, and a wrong derivative is off at O(1).
 constexpr double kRel = 1e-14;
 
 // |got - want| <= rel * scale, with scale the size of what was summed (defaults to |want|).
@@ -46,43 +46,92 @@ struct UnaryCase {
 
 TEST(Dual, EveryUnaryFunctionMatchesItsAnalyticDerivative) {
   const std::vector<UnaryCase> cases = {
-      {"sqrt", [](const D2& u) { return sqrt(u); }, [](double x) { return std::sqrt(x); },
-       [](double x) { return 1.0 / (2.0 * std::sqrt(x)); }, {0.01, 0.7, 2.0, 123.0}},
-      {"cbrt", [](const D2& u) { return cbrt(u); }, [](double x) { return std::cbrt(x); },
-       [](double x) { return 1.0 / (3.0 * std::cbrt(x) * std::cbrt(x)); }, {-8.0, -0.3, 0.5, 27.0}},
-      {"sin", [](const D2& u) { return sin(u); }, [](double x) { return std::sin(x); },
-       [](double x) { return std::cos(x); }, {-2.0, 0.3, 1.0, 4.0}},
-      {"cos", [](const D2& u) { return cos(u); }, [](double x) { return std::cos(x); },
-       [](double x) { return -std::sin(x); }, {-2.0, 0.3, 1.0, 4.0}},
-      {"tan", [](const D2& u) { return tan(u); }, [](double x) { return std::tan(x); },
-       [](double x) { return 1.0 / (std::cos(x) * std::cos(x)); }, {-1.2, 0.3, 1.0, 2.5}},
-      {"asin", [](const D2& u) { return asin(u); }, [](double x) { return std::asin(x); },
-       [](double x) { return 1.0 / std::sqrt((1.0 - x) * (1.0 + x)); }, {-0.9, -0.2, 0.4, 0.8}},
-      {"acos", [](const D2& u) { return acos(u); }, [](double x) { return std::acos(x); },
-       [](double x) { return -1.0 / std::sqrt((1.0 - x) * (1.0 + x)); }, {-0.9, -0.2, 0.4, 0.8}},
-      {"atan", [](const D2& u) { return atan(u); }, [](double x) { return std::atan(x); },
-       [](double x) { return 1.0 / (1.0 + x * x); }, {-3.0, -0.2, 0.4, 10.0}},
-      {"sinh", [](const D2& u) { return sinh(u); }, [](double x) { return std::sinh(x); },
-       [](double x) { return std::cosh(x); }, {-2.0, 0.1, 1.5}},
-      {"cosh", [](const D2& u) { return cosh(u); }, [](double x) { return std::cosh(x); },
-       [](double x) { return std::sinh(x); }, {-2.0, 0.1, 1.5}},
-      {"tanh", [](const D2& u) { return tanh(u); }, [](double x) { return std::tanh(x); },
-       [](double x) { return 1.0 / (std::cosh(x) * std::cosh(x)); }, {-2.0, 0.1, 1.5}},
-      {"exp", [](const D2& u) { return exp(u); }, [](double x) { return std::exp(x); },
-       [](double x) { return std::exp(x); }, {-3.0, 0.0, 0.5, 5.0}},
-      {"log", [](const D2& u) { return log(u); }, [](double x) { return std::log(x); },
-       [](double x) { return 1.0 / x; }, {0.01, 0.9, 3.0, 1e5}},
-      {"abs", [](const D2& u) { return abs(u); }, [](double x) { return std::abs(x); },
-       [](double x) { return x < 0.0 ? -1.0 : 1.0; }, {-2.5, -0.1, 0.1, 3.0}},
-      {"pow(u, 2.5)", [](const D2& u) { return pow(u, 2.5); },
+      {"sqrt",
+       [](const D2& u) { return sqrt(u); },
+       [](double x) { return std::sqrt(x); },
+       [](double x) { return 1.0 / (2.0 * std::sqrt(x)); },
+       {0.01, 0.7, 2.0, 123.0}},
+      {"cbrt",
+       [](const D2& u) { return cbrt(u); },
+       [](double x) { return std::cbrt(x); },
+       [](double x) { return 1.0 / (3.0 * std::cbrt(x) * std::cbrt(x)); },
+       {-8.0, -0.3, 0.5, 27.0}},
+      {"sin",
+       [](const D2& u) { return sin(u); },
+       [](double x) { return std::sin(x); },
+       [](double x) { return std::cos(x); },
+       {-2.0, 0.3, 1.0, 4.0}},
+      {"cos",
+       [](const D2& u) { return cos(u); },
+       [](double x) { return std::cos(x); },
+       [](double x) { return -std::sin(x); },
+       {-2.0, 0.3, 1.0, 4.0}},
+      {"tan",
+       [](const D2& u) { return tan(u); },
+       [](double x) { return std::tan(x); },
+       [](double x) { return 1.0 / (std::cos(x) * std::cos(x)); },
+       {-1.2, 0.3, 1.0, 2.5}},
+      {"asin",
+       [](const D2& u) { return asin(u); },
+       [](double x) { return std::asin(x); },
+       [](double x) { return 1.0 / std::sqrt((1.0 - x) * (1.0 + x)); },
+       {-0.9, -0.2, 0.4, 0.8}},
+      {"acos",
+       [](const D2& u) { return acos(u); },
+       [](double x) { return std::acos(x); },
+       [](double x) { return -1.0 / std::sqrt((1.0 - x) * (1.0 + x)); },
+       {-0.9, -0.2, 0.4, 0.8}},
+      {"atan",
+       [](const D2& u) { return atan(u); },
+       [](double x) { return std::atan(x); },
+       [](double x) { return 1.0 / (1.0 + x * x); },
+       {-3.0, -0.2, 0.4, 10.0}},
+      {"sinh",
+       [](const D2& u) { return sinh(u); },
+       [](double x) { return std::sinh(x); },
+       [](double x) { return std::cosh(x); },
+       {-2.0, 0.1, 1.5}},
+      {"cosh",
+       [](const D2& u) { return cosh(u); },
+       [](double x) { return std::cosh(x); },
+       [](double x) { return std::sinh(x); },
+       {-2.0, 0.1, 1.5}},
+      {"tanh",
+       [](const D2& u) { return tanh(u); },
+       [](double x) { return std::tanh(x); },
+       [](double x) { return 1.0 / (std::cosh(x) * std::cosh(x)); },
+       {-2.0, 0.1, 1.5}},
+      {"exp",
+       [](const D2& u) { return exp(u); },
+       [](double x) { return std::exp(x); },
+       [](double x) { return std::exp(x); },
+       {-3.0, 0.0, 0.5, 5.0}},
+      {"log",
+       [](const D2& u) { return log(u); },
+       [](double x) { return std::log(x); },
+       [](double x) { return 1.0 / x; },
+       {0.01, 0.9, 3.0, 1e5}},
+      {"abs",
+       [](const D2& u) { return abs(u); },
+       [](double x) { return std::abs(x); },
+       [](double x) { return x < 0.0 ? -1.0 : 1.0; },
+       {-2.5, -0.1, 0.1, 3.0}},
+      {"pow(u, 2.5)",
+       [](const D2& u) { return pow(u, 2.5); },
        [](double x) { return std::pow(x, 2.5); },
-       [](double x) { return 2.5 * x * std::sqrt(x); }, {0.3, 1.0, 4.0}},
-      {"pow(u, -1.5)", [](const D2& u) { return pow(u, -1.5); },
+       [](double x) { return 2.5 * x * std::sqrt(x); },
+       {0.3, 1.0, 4.0}},
+      {"pow(u, -1.5)",
+       [](const D2& u) { return pow(u, -1.5); },
        [](double x) { return std::pow(x, -1.5); },
-       [](double x) { return -1.5 / (x * x * std::sqrt(x)); }, {0.3, 1.0, 4.0}},
+       [](double x) { return -1.5 / (x * x * std::sqrt(x)); },
+       {0.3, 1.0, 4.0}},
       // An integral exponent is defined for negative bases too.
-      {"pow(u, 3.0)", [](const D2& u) { return pow(u, 3.0); }, [](double x) { return x * x * x; },
-       [](double x) { return 3.0 * x * x; }, {-2.0, -0.5, 1.5}},
+      {"pow(u, 3.0)",
+       [](const D2& u) { return pow(u, 3.0); },
+       [](double x) { return x * x * x; },
+       [](double x) { return 3.0 * x * x; },
+       {-2.0, -0.5, 1.5}},
   };
   for (const UnaryCase& c : cases) {
     for (double x : c.points) {
@@ -122,8 +171,9 @@ TEST(Dual, ArithmeticBetweenDuals) {
   EXPECT_EQ(u.v, y0);
   EXPECT_EQ(u.d[1], 1.0);
 
-  // The compound forms, including a dual combined with itself (aliasing of *this and the argument).
+  // The compound forms, including a dual combined with itself (the argument aliasing *this).
   D2 a = x;
+  const D2& self = a;
   a += y;
   EXPECT_EQ(a.d[0], 1.0);
   EXPECT_EQ(a.d[1], 1.0);
@@ -131,16 +181,16 @@ TEST(Dual, ArithmeticBetweenDuals) {
   a -= y;
   EXPECT_EQ(a.d[1], -1.0);
   a = x;
-  a *= a;  // x^2
+  a *= self;  // x^2
   EXPECT_EQ(a.v, x0 * x0);
   EXPECT_EQ(a.d[0], 2.0 * x0);
   EXPECT_EQ(a.d[1], 0.0);
   a = x;
-  a /= a;  // 1, with zero derivative
+  a /= self;  // 1, with zero derivative
   EXPECT_EQ(a.v, 1.0);
   EXPECT_EQ(a.d[0], 0.0);
   a = x;
-  a -= a;
+  a -= self;
   EXPECT_EQ(a.v, 0.0);
   EXPECT_EQ(a.d[0], 0.0);
 }
@@ -233,7 +283,7 @@ TEST(Dual, FiniteCheckSeesValueAndPartials) {
   EXPECT_TRUE(isfinite(a));
   a.d[1] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_FALSE(isfinite(a));
-  EXPECT_FALSE(isfinite(log(D2::variable(0.0, 0))));  // value -inf
+  EXPECT_FALSE(isfinite(log(D2::variable(0.0, 0))));   // value -inf
   EXPECT_FALSE(isfinite(sqrt(D2::variable(0.0, 0))));  // value 0, partial inf
 }
 
@@ -303,7 +353,8 @@ TEST(Dual, FloatDualsStayFloat) {
   const double fv[] = {std::sqrt(xd) * std::sin(yd), xd * xd * xd / yd, -2.0 * e};
   constexpr double kFloatRel = 1e-6;
   auto check = [&](float got, const double(&t)[3]) {
-    ExpectClose(got, t[0] + t[1] + t[2], kFloatRel, std::abs(t[0]) + std::abs(t[1]) + std::abs(t[2]));
+    ExpectClose(got, t[0] + t[1] + t[2], kFloatRel,
+                std::abs(t[0]) + std::abs(t[1]) + std::abs(t[2]));
   };
   check(f.v, fv);
   check(f.d[0], fx);
