@@ -7,9 +7,11 @@
 /// step, watches the energy error, the status and the section, and stores everything back.
 ///
 /// A trajectory stops early inside a segment when
-///   * a step produced a non-finite energy: it is frozen at the last finite state (kStatusNonFinite);
+///   * a step produced a non-finite energy: it is frozen at the last finite state
+///   (kStatusNonFinite);
 ///   * |q| exceeded the escape radius: frozen at the first state outside (kStatusEscaped);
-///   * its section buffer for this drain is full: it pauses; the host drains the buffer and launches
+///   * its section buffer for this drain is full: it pauses; the host drains the buffer and
+///   launches
 ///     the segment again, and paused trajectories continue exactly where they were, so no crossing
 ///     is ever lost to a full buffer.
 #pragma once
@@ -34,32 +36,32 @@ struct SegmentParams {
   int section_direction = kDirBoth;
   Real section_value = Real(0);
   std::int64_t stroboscopic_every = 1;
-  int hit_capacity = 0;             ///< hits per trajectory per drain
-  std::int64_t max_recorded = 0;    ///< hits recorded per trajectory over the whole run
-  Real escape_radius2 = Real(-1);   ///< <= 0: no escape test
+  int hit_capacity = 0;            ///< hits per trajectory per drain
+  std::int64_t max_recorded = 0;   ///< hits recorded per trajectory over the whole run
+  Real escape_radius2 = Real(-1);  ///< <= 0: no escape test
 };
 
 /// Structure-of-arrays ensemble storage (device or host pointers).
 template <class Real>
 struct EnsembleArrays {
-  Real* state = nullptr;               ///< [c * n + i], c < 2 dof: q then p
-  Real* energy0 = nullptr;             ///< H at t = 0
-  Real* energy_error = nullptr;        ///< max |H - H0| so far
-  std::int64_t* step = nullptr;        ///< steps taken
-  std::int32_t* status = nullptr;      ///< kernels::Status
-  std::int64_t* crossings = nullptr;   ///< crossings detected (recorded or not)
-  std::int64_t* recorded = nullptr;    ///< crossings recorded so far
-  std::int32_t* hit_count = nullptr;   ///< hits in the buffer since the last drain
-  Real* hits = nullptr;                ///< [(c * capacity + slot) * n + i], c = 0: t, then state
+  Real* state = nullptr;              ///< [c * n + i], c < 2 dof: q then p
+  Real* energy0 = nullptr;            ///< H at t = 0
+  Real* energy_error = nullptr;       ///< max |H - H0| so far
+  std::int64_t* step = nullptr;       ///< steps taken
+  std::int32_t* status = nullptr;     ///< kernels::Status
+  std::int64_t* crossings = nullptr;  ///< crossings detected (recorded or not)
+  std::int64_t* recorded = nullptr;   ///< crossings recorded so far
+  std::int32_t* hit_count = nullptr;  ///< hits in the buffer since the last drain
+  Real* hits = nullptr;               ///< [(c * capacity + slot) * n + i], c = 0: t, then state
 };
 
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE void load_phase(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
                                       std::int64_t i, Phase<Real, M::dof>& s) {
   constexpr int d = M::dof;
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int c = 0; c < d; ++c) s.q[c] = a.state[c * n + i];
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int c = 0; c < d; ++c) s.p[c] = a.state[(d + c) * n + i];
   refresh_force(m, s);
 }
@@ -68,9 +70,9 @@ template <class M, class Real>
 VIGOR_HD VIGOR_INLINE void store_phase(const EnsembleArrays<Real>& a, std::int64_t n,
                                        std::int64_t i, const Phase<Real, M::dof>& s) {
   constexpr int d = M::dof;
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int c = 0; c < d; ++c) a.state[c * n + i] = s.q[c];
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int c = 0; c < d; ++c) a.state[(d + c) * n + i] = s.p[c];
 }
 
@@ -81,14 +83,14 @@ VIGOR_HD VIGOR_INLINE void write_hit(const EnsembleArrays<Real>& a, const Segmen
   const std::int64_t n = sp.n;
   const std::int64_t cap = sp.hit_capacity;
   a.hits[(0 * cap + slot) * n + i] = t;
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int c = 0; c < Dim; ++c) a.hits[((c + 1) * cap + slot) * n + i] = x[c];
 }
 
 /// Energy at t = 0 for trajectory i (the host fills energy0 with it before the first segment).
 template <class M, class Real>
-VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>& a,
-                                          std::int64_t n, std::int64_t i) {
+VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
+                                          std::int64_t i) {
   Phase<Real, M::dof> s;
   load_phase(m, a, n, i, s);
   a.energy0[i] = energy(m, s.q, s.p);
@@ -135,13 +137,12 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
       component_and_rate(m, prev, sp.section_coord, h, g0, unused);
       component_and_rate(m, s, sp.section_coord, h, g1, unused);
       if (is_crossing(g0 - sp.section_value, g1 - sp.section_value, sp.section_direction)) {
-        const Real th =
-            locate_crossing(m, prev, s, sp.section_coord, sp.section_value, h, x_hit);
+        const Real th = locate_crossing(m, prev, s, sp.section_coord, sp.section_value, h, x_hit);
         t_hit = (Real(k - 1) + th) * h;
         hit = true;
       }
     } else if (sp.section_kind == kSectionStroboscopic && k % sp.stroboscopic_every == 0) {
-VIGOR_UNROLL
+      VIGOR_UNROLL
       for (int c = 0; c < d; ++c) {
         x_hit[c] = s.q[c];
         x_hit[d + c] = s.p[c];

@@ -79,7 +79,7 @@ VIGOR_HD inline Real locate_crossing(const M& m, const Phase<Real, M::dof>& s0,
   const Real g0 = x0 - value;
   const Real g1 = x1 - value;
   Real th = g0 / (g0 - g1);
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int it = 0; it < kSectionNewtonIterations; ++it) {
     const Real g = hermite(g0, d0, g1, d1, th);
     const Real dg = hermite_slope(g0, d0, g1, d1, th);
@@ -87,7 +87,7 @@ VIGOR_UNROLL
     const Real delta = dg != Real(0) ? g / dg : Real(0);
     th = min_of(Real(1), max_of(Real(0), th - delta));
   }
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 0; i < 2 * M::dof; ++i) {
     Real a0, b0, a1, b1;
     component_and_rate(m, s0, i, h, a0, b0);

@@ -27,9 +27,7 @@ struct HarmonicOscillator {
   Real inv_m;
   Real k;
 
-  static HarmonicOscillator from_params(const double* v) {
-    return {Real(1.0 / v[0]), Real(v[1])};
-  }
+  static HarmonicOscillator from_params(const double* v) { return {Real(1.0 / v[0]), Real(v[1])}; }
 
   VIGOR_HD VIGOR_INLINE Real inv_mass(int) const { return inv_m; }
 

@@ -3,9 +3,9 @@
 ///
 /// L = 1/2 m l^2 thdot^2 + m g l cos(th)   (th = 0 hanging down),
 /// H = p^2 / (2 m l^2) - m g l cos(th),    p = m l^2 thdot.
-/// State (q0, p0) = (th, p). Parameters: m (> 0, default 1), l (> 0, default 1), g (>= 0, default 1).
-/// Source: Stern & Desbrun, "Discrete geometric mechanics for variational time integrators" (the
-/// pendulum of their figures, h = 0.01; g and l are not given there, hence unit defaults).
+/// State (q0, p0) = (th, p). Parameters: m (> 0, default 1), l (> 0, default 1), g (>= 0, default
+/// 1). Source: Stern & Desbrun, "Discrete geometric mechanics for variational time integrators"
+/// (the pendulum of their figures, h = 0.01; g and l are not given there, hence unit defaults).
 #pragma once
 
 #include <array>

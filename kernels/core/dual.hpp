@@ -21,12 +21,12 @@ struct Dual {
   Real d[N];  ///< partial derivatives
 
   VIGOR_HD VIGOR_INLINE Dual() : v(0) {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] = Real(0);
   }
   // Implicit on purpose: constants in model code become duals with zero partials.
   VIGOR_HD VIGOR_INLINE Dual(Real x) : v(x) {  // NOLINT(google-explicit-constructor)
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] = Real(0);
   }
 
@@ -40,7 +40,7 @@ VIGOR_UNROLL
   VIGOR_HD VIGOR_INLINE Dual operator-() const {
     Dual r;
     r.v = -v;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) r.d[i] = -d[i];
     return r;
   }
@@ -48,26 +48,29 @@ VIGOR_UNROLL
 
   VIGOR_HD VIGOR_INLINE Dual& operator+=(const Dual& o) {
     v += o.v;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] += o.d[i];
     return *this;
   }
   VIGOR_HD VIGOR_INLINE Dual& operator-=(const Dual& o) {
     v -= o.v;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] -= o.d[i];
     return *this;
   }
   VIGOR_HD VIGOR_INLINE Dual& operator*=(const Dual& o) {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] = d[i] * o.v + v * o.d[i];
     v *= o.v;
     return *this;
   }
   VIGOR_HD VIGOR_INLINE Dual& operator/=(const Dual& o) {
+    // The value is divided, not multiplied by a rounded reciprocal, so the primal part of a dual
+    // computation is bit-identical to the plain one (a tangent map differentiates the very map
+    // the plain step computes).
     const Real inv = Real(1) / o.v;
-    const Real q = v * inv;
-VIGOR_UNROLL
+    const Real q = v / o.v;
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] = (d[i] - q * o.d[i]) * inv;
     v = q;
     return *this;
@@ -82,13 +85,16 @@ VIGOR_UNROLL
   }
   VIGOR_HD VIGOR_INLINE Dual& operator*=(const Real& s) {
     v *= s;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] *= s;
     return *this;
   }
   VIGOR_HD VIGOR_INLINE Dual& operator/=(const Real& s) {
     const Real inv = Real(1) / s;
-    return *this *= inv;
+    v = v / s;  // divided, for bit-identical primals (see operator/=(Dual))
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] *= inv;
+    return *this;
   }
 
   // Hidden friends: found only through ADL, with the scalar side a plain (non-deduced) Real.
@@ -111,12 +117,16 @@ VIGOR_UNROLL
     Dual r;
     r.v = s / a.v;
     const Real k = -r.v / a.v;  // d(s/a) = -s/a^2 da
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) r.d[i] = k * a.d[i];
     return r;
   }
 
   // Comparisons look at values only: branches in model code follow the primal computation.
+  VIGOR_HD VIGOR_INLINE friend bool operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
+  VIGOR_HD VIGOR_INLINE friend bool operator==(const Dual& a, const Real& b) { return a.v == b; }
+  VIGOR_HD VIGOR_INLINE friend bool operator!=(const Dual& a, const Real& b) { return a.v != b; }
   VIGOR_HD VIGOR_INLINE friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
   VIGOR_HD VIGOR_INLINE friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
   VIGOR_HD VIGOR_INLINE friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
@@ -130,7 +140,7 @@ VIGOR_UNROLL
   VIGOR_HD VIGOR_INLINE Dual chain(const Real& f, const Real& df) const {
     Dual r;
     r.v = f;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) r.d[i] = df * d[i];
     return r;
   }
@@ -181,13 +191,13 @@ VIGOR_UNROLL
     Dual r;
     r.v = atan2(y.v, x.v);
     const Real inv = Real(1) / (x.v * x.v + y.v * y.v);
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) r.d[i] = (x.v * y.d[i] - y.v * x.d[i]) * inv;
     return r;
   }
   VIGOR_HD VIGOR_INLINE friend bool isfinite(const Dual& a) {
     bool ok = isfinite(a.v);
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) ok = ok && isfinite(a.d[i]);
     return ok;
   }

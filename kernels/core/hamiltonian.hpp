@@ -6,8 +6,8 @@
 ///
 ///     H(q, p) = 1/2 sum_i p_i^2 inv_mass(i) + V(q).
 ///
-/// The force -grad V comes from the model's hand-written `potential_gradient(q, g)` when it has one,
-/// and from forward-mode AD of `potential` otherwise, so a model only has to write V.
+/// The force -grad V comes from the model's hand-written `potential_gradient(q, g)` when it has
+/// one, and from forward-mode AD of `potential` otherwise, so a model only has to write V.
 #pragma once
 
 #include "config.hpp"
@@ -40,10 +40,10 @@ VIGOR_HD VIGOR_INLINE void potential_gradient_ad(const M& m, const Vec<Real, M::
   constexpr int n = M::dof;
   using D = Dual<Real, n>;
   Vec<D, n> qd;
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
   const D V = m.template potential<D>(qd);
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 0; i < n; ++i) g[i] = V.d[i];
 }
 
@@ -63,7 +63,7 @@ template <class M, class Real>
 VIGOR_HD VIGOR_INLINE Vec<Real, M::dof> force(const M& m, const Vec<Real, M::dof>& q) {
   Vec<Real, M::dof> g;
   potential_gradient(m, q, g);
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 0; i < M::dof; ++i) g[i] = -g[i];
   return g;
 }
@@ -72,7 +72,7 @@ VIGOR_UNROLL
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE Vec<Real, M::dof> velocity(const M& m, const Vec<Real, M::dof>& p) {
   Vec<Real, M::dof> v;
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 0; i < M::dof; ++i) v[i] = m.inv_mass(i) * p[i];
   return v;
 }
@@ -80,7 +80,7 @@ VIGOR_UNROLL
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE Real kinetic_energy(const M& m, const Vec<Real, M::dof>& p) {
   Real t = Real(0);
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 0; i < M::dof; ++i) t += p[i] * p[i] * m.inv_mass(i);
   return Real(0.5) * t;
 }

@@ -20,10 +20,11 @@ struct Mat {
   VIGOR_HD VIGOR_INLINE const T* operator[](int i) const { return a[i]; }
   VIGOR_HD VIGOR_INLINE static Mat identity() {
     Mat m;
-VIGOR_UNROLL
-    for (int i = 0; i < N; ++i)
-VIGOR_UNROLL
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      VIGOR_UNROLL
       for (int j = 0; j < N; ++j) m.a[i][j] = T(i == j ? 1 : 0);
+    }
     return m;
   }
 };
@@ -36,13 +37,13 @@ struct LU {
 
   /// Factorise A with partial pivoting.
   VIGOR_HD VIGOR_INLINE explicit LU(const Mat<T, N>& A) : lu(A) {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) perm[i] = i;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int k = 0; k < N; ++k) {
       int piv = k;
       T best = abs(lu.a[k][k]);
-VIGOR_UNROLL
+      VIGOR_UNROLL
       for (int i = k + 1; i < N; ++i) {
         const T c = abs(lu.a[i][k]);
         if (c > best) {
@@ -51,7 +52,7 @@ VIGOR_UNROLL
         }
       }
       if (piv != k) {
-VIGOR_UNROLL
+        VIGOR_UNROLL
         for (int j = 0; j < N; ++j) {
           const T tmp = lu.a[k][j];
           lu.a[k][j] = lu.a[piv][j];
@@ -62,11 +63,11 @@ VIGOR_UNROLL
         perm[piv] = t;
       }
       const T inv = T(1) / lu.a[k][k];
-VIGOR_UNROLL
+      VIGOR_UNROLL
       for (int i = k + 1; i < N; ++i) {
         const T l = lu.a[i][k] * inv;
         lu.a[i][k] = l;
-VIGOR_UNROLL
+        VIGOR_UNROLL
         for (int j = k + 1; j < N; ++j) lu.a[i][j] -= l * lu.a[k][j];
       }
     }
@@ -75,17 +76,17 @@ VIGOR_UNROLL
   /// Solve A x = b.
   VIGOR_HD VIGOR_INLINE Vec<T, N> solve(const Vec<T, N>& b) const {
     Vec<T, N> x;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) {
       T s = b[perm[i]];
-VIGOR_UNROLL
+      VIGOR_UNROLL
       for (int j = 0; j < i; ++j) s -= lu.a[i][j] * x[j];
       x[i] = s;
     }
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = N - 1; i >= 0; --i) {
       T s = x[i];
-VIGOR_UNROLL
+      VIGOR_UNROLL
       for (int j = i + 1; j < N; ++j) s -= lu.a[i][j] * x[j];
       x[i] = s / lu.a[i][i];
     }

@@ -2,8 +2,9 @@
 /// @brief Device-safe scalar math for float and double, in namespace vigor::kernels.
 ///
 /// Models and integrators call these unqualified (`sqrt(x)`) from inside vigor namespaces, and the
-/// overloads for Dual numbers (dual.hpp) join them by argument-dependent lookup. The float overloads
-/// call the float functions (sqrtf, sinf, ...) so that an FP32 build contains no FP64 instruction.
+/// overloads for Dual numbers (dual.hpp) join them by argument-dependent lookup. The float
+/// overloads call the float functions (sqrtf, sinf, ...) so that an FP32 build contains no FP64
+/// instruction.
 #pragma once
 
 #include <math.h>
@@ -14,15 +15,12 @@
 
 namespace vigor::kernels {
 
-#define VIGOR_UNARY_MATH(fn)                                              \
-  VIGOR_HD VIGOR_INLINE double fn(double x) { return ::fn(x); }          \
+#define VIGOR_UNARY_MATH(fn)                                    \
+  VIGOR_HD VIGOR_INLINE double fn(double x) { return ::fn(x); } \
   VIGOR_HD VIGOR_INLINE float fn(float x) { return ::fn##f(x); }
 
 VIGOR_UNARY_MATH(sqrt)
 VIGOR_UNARY_MATH(cbrt)
-VIGOR_UNARY_MATH(sin)
-VIGOR_UNARY_MATH(cos)
-VIGOR_UNARY_MATH(tan)
 VIGOR_UNARY_MATH(asin)
 VIGOR_UNARY_MATH(acos)
 VIGOR_UNARY_MATH(atan)
@@ -32,6 +30,36 @@ VIGOR_UNARY_MATH(tanh)
 VIGOR_UNARY_MATH(exp)
 VIGOR_UNARY_MATH(log)
 #undef VIGOR_UNARY_MATH
+
+// Trigonometric functions. In double, and in float on the host, the C library's. In float on
+// the device, CUDA's sinf/cosf/tanf carry a Payne–Hanek slow path for huge arguments written in
+// FP64, which would put FP64 instructions into every FP32 kernel of an angle model. Instead the
+// argument is reduced to [-pi, pi] with a three-part Cody–Waite split of 2 pi (exact to ~1e-7
+// relative for |x| < 1e5, far beyond any angle a mechanical model reaches in float), and the fast
+// hardware functions evaluate the reduced argument (absolute error ~2^-21.4 on [-pi, pi]).
+VIGOR_HD VIGOR_INLINE double sin(double x) { return ::sin(x); }
+VIGOR_HD VIGOR_INLINE double cos(double x) { return ::cos(x); }
+VIGOR_HD VIGOR_INLINE double tan(double x) { return ::tan(x); }
+
+#if VIGOR_DEVICE_PASS
+VIGOR_HD VIGOR_INLINE float reduce_angle(float x) {
+  const float k = rintf(x * 0.15915494309189535f);  // x / (2 pi)
+  x = fmaf(-k, 6.28125f, x);                        // 2 pi = 6.28125 + 1.93500518798828125e-3
+  x = fmaf(-k, 1.93500518798828125e-3f, x);         //        + 3.0199159795e-7 (rest)
+  x = fmaf(-k, 3.0199159795074593e-07f, x);
+  return x;
+}
+VIGOR_HD VIGOR_INLINE float sin(float x) { return __sinf(reduce_angle(x)); }
+VIGOR_HD VIGOR_INLINE float cos(float x) { return __cosf(reduce_angle(x)); }
+VIGOR_HD VIGOR_INLINE float tan(float x) {
+  const float r = reduce_angle(x);
+  return __sinf(r) / __cosf(r);
+}
+#else
+VIGOR_HD VIGOR_INLINE float sin(float x) { return ::sinf(x); }
+VIGOR_HD VIGOR_INLINE float cos(float x) { return ::cosf(x); }
+VIGOR_HD VIGOR_INLINE float tan(float x) { return ::tanf(x); }
+#endif
 
 VIGOR_HD VIGOR_INLINE double abs(double x) { return ::fabs(x); }
 VIGOR_HD VIGOR_INLINE float abs(float x) { return ::fabsf(x); }

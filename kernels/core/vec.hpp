@@ -22,24 +22,24 @@ struct Vec {
   /// A vector with every component equal to `x` (zero by default).
   VIGOR_HD VIGOR_INLINE static Vec filled(T x = T(0)) {
     Vec r;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) r.v[i] = x;
     return r;
   }
 
   VIGOR_HD VIGOR_INLINE Vec& operator+=(const Vec& o) {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) v[i] += o.v[i];
     return *this;
   }
   VIGOR_HD VIGOR_INLINE Vec& operator-=(const Vec& o) {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) v[i] -= o.v[i];
     return *this;
   }
   template <class S>
   VIGOR_HD VIGOR_INLINE Vec& operator*=(const S& s) {
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < N; ++i) v[i] = v[i] * s;
     return *this;
   }
@@ -52,7 +52,7 @@ VIGOR_UNROLL
 template <class T, int N>
 VIGOR_HD VIGOR_INLINE T dot(const Vec<T, N>& a, const Vec<T, N>& b) {
   T s = a[0] * b[0];
-VIGOR_UNROLL
+  VIGOR_UNROLL
   for (int i = 1; i < N; ++i) s = s + a[i] * b[i];
   return s;
 }

@@ -34,12 +34,12 @@ struct StormerVerlet {
   template <class M>
   VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
     const Real hh = Real(0.5) * h;
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
     s.f = force(m, s.q);
-VIGOR_UNROLL
+    VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];
   }
 };
