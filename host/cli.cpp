@@ -1,5 +1,6 @@
 #include "host/cli.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -35,9 +36,16 @@ const char* rule_text(kernels::Rule r) {
   }
 }
 
+/// Shortest text that reads back to the same double (0.05, not 0.050000000000000003).
+std::string shortest(double x) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
 void print_params(const std::vector<kernels::ParamSpec>& ps) {
   for (const auto& p : ps)
-    std::printf("      %-10s default %-22.17g %-14s %s\n", p.name, p.default_value,
+    std::printf("      %-10s default %-22s %-14s %s\n", p.name, shortest(p.default_value).c_str(),
                 rule_text(p.rule), p.description);
 }
 
