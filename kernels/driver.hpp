@@ -133,9 +133,8 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
     Real t_hit = Real(0);
     Vec<Real, 2 * d> x_hit;
     if (sp.section_kind == kSectionPlane) {
-      Real g0, g1, unused;
-      component_and_rate(m, prev, sp.section_coord, h, g0, unused);
-      component_and_rate(m, s, sp.section_coord, h, g1, unused);
+      const Real g0 = component(prev, sp.section_coord);
+      const Real g1 = component(s, sp.section_coord);
       if (is_crossing(g0 - sp.section_value, g1 - sp.section_value, sp.section_direction)) {
         const Real th = locate_crossing(m, prev, s, sp.section_coord, sp.section_value, h, x_hit);
         t_hit = (Real(k - 1) + th) * h;

@@ -48,17 +48,40 @@ VIGOR_HD VIGOR_INLINE Real hermite_slope(Real x0, Real d0, Real x1, Real d1, Rea
          (Real(3) * th2 - Real(4) * th + Real(1)) * d0 + (Real(3) * th2 - Real(2) * th) * d1;
 }
 
-/// Component i of the canonical state (q then p), and its time derivative times h.
+// The section coordinate is a run-time index. Indexing the register-resident state with it
+// directly would force the whole state into (local) memory on the GPU and onto the stack on the
+// CPU; selecting with a fully unrolled compare keeps every component in a register.
+
+/// Component i of the canonical state (q then p).
+template <class Real, int N>
+VIGOR_HD VIGOR_INLINE Real component(const Phase<Real, N>& s, int i) {
+  Real x = Real(0);
+  VIGOR_UNROLL
+  for (int c = 0; c < N; ++c) {
+    if (c == i) x = s.q[c];
+    if (N + c == i) x = s.p[c];
+  }
+  return x;
+}
+
+/// Component i of the canonical state and its time derivative times h (dq/dt = M^{-1} p,
+/// dp/dt = f).
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE void component_and_rate(const M& m, const Phase<Real, M::dof>& s, int i,
                                               Real h, Real& x, Real& dx) {
   constexpr int n = M::dof;
-  if (i < n) {
-    x = s.q[i];
-    dx = h * m.inv_mass(i) * s.p[i];
-  } else {
-    x = s.p[i - n];
-    dx = h * s.f[i - n];
+  x = Real(0);
+  dx = Real(0);
+  VIGOR_UNROLL
+  for (int c = 0; c < n; ++c) {
+    if (c == i) {
+      x = s.q[c];
+      dx = h * m.inv_mass(c) * s.p[c];
+    }
+    if (n + c == i) {
+      x = s.p[c];
+      dx = h * s.f[c];
+    }
   }
 }
 
@@ -95,7 +118,9 @@ VIGOR_HD inline Real locate_crossing(const M& m, const Phase<Real, M::dof>& s0,
     out[i] = hermite(a0, b0, a1, b1, th);
   }
   // The located coordinate is on the plane by definition; pin it to remove interpolation noise.
-  out[coord] = value;
+  VIGOR_UNROLL
+  for (int i = 0; i < 2 * M::dof; ++i)
+    if (i == coord) out[i] = value;
   return th;
 }
 
