@@ -87,6 +87,20 @@ VIGOR_HD VIGOR_INLINE void write_hit(const EnsembleArrays<Real>& a, const Segmen
   for (int c = 0; c < Dim; ++c) a.hits[((c + 1) * cap + slot) * n + i] = x[c];
 }
 
+/// Count a crossing and record it while the run's and the buffer's limits allow.
+/// Returns true when the buffer just became full (the trajectory pauses until drained).
+template <int Dim, class Real>
+VIGOR_HD inline bool record_hit(const EnsembleArrays<Real>& a, const SegmentParams<Real>& sp,
+                                std::int64_t i, Real t, const Vec<Real, Dim>& x,
+                                std::int64_t& crossings, std::int64_t& recorded, int& hits) {
+  ++crossings;
+  if (recorded >= sp.max_recorded || hits >= sp.hit_capacity) return false;
+  write_hit<Dim>(a, sp, i, hits, t, x);
+  ++hits;
+  ++recorded;
+  return hits == sp.hit_capacity;
+}
+
 /// Energy at t = 0 for trajectory i (the host fills energy0 with it before the first segment).
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
@@ -110,15 +124,25 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
 
   Phase<Real, d> s;
   load_phase(m, a, n, i, s);
+  // Launch constants in locals: hit writes go through a Real pointer that, as far as the
+  // compiler knows, could alias `sp`, which would otherwise force reloads in the step loop.
   const Real h = sp.h;
+  const std::int64_t end_step = sp.end_step;
+  const int section_kind = sp.section_kind;
+  const int coord = sp.section_coord;
+  const int direction = sp.section_direction;
+  const Real value = sp.section_value;
+  const Real escape2 = sp.escape_radius2;
   const Real e0 = a.energy0[i];
   Real emax = a.energy_error[i];
   std::int64_t crossings = a.crossings[i];
   std::int64_t recorded = a.recorded[i];
   int hits = 0;
   std::int32_t status = kStatusOk;
+  // Signed distance to the section plane, carried from step to step (one selection per step).
+  Real g_prev = component(s, coord) - value;
 
-  while (k < sp.end_step) {
+  while (k < end_step) {
     const Phase<Real, d> prev = s;
     integrator.step(m, s, h);
     const Real de = abs(energy(m, s.q, s.p) - e0);
@@ -129,38 +153,26 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
     }
     emax = max_of(emax, de);
     ++k;
-    bool hit = false;
-    Real t_hit = Real(0);
-    Vec<Real, 2 * d> x_hit;
-    if (sp.section_kind == kSectionPlane) {
-      const Real g0 = component(prev, sp.section_coord);
-      const Real g1 = component(s, sp.section_coord);
-      if (is_crossing(g0 - sp.section_value, g1 - sp.section_value, sp.section_direction)) {
-        const Real th = locate_crossing(m, prev, s, sp.section_coord, sp.section_value, h, x_hit);
-        t_hit = (Real(k - 1) + th) * h;
-        hit = true;
+    bool pause = false;
+    if (section_kind == kSectionPlane) {
+      const Real g = component(s, coord) - value;
+      if (is_crossing(g_prev, g, direction)) [[unlikely]] {
+        Vec<Real, 2 * d> x_hit;
+        const Real th = locate_crossing(m, prev, s, coord, value, h, x_hit);
+        pause = record_hit(a, sp, i, (Real(k - 1) + th) * h, x_hit, crossings, recorded, hits);
       }
-    } else if (sp.section_kind == kSectionStroboscopic && k % sp.stroboscopic_every == 0) {
+      g_prev = g;
+    } else if (section_kind == kSectionStroboscopic && k % sp.stroboscopic_every == 0) {
+      Vec<Real, 2 * d> x_hit;
       VIGOR_UNROLL
       for (int c = 0; c < d; ++c) {
         x_hit[c] = s.q[c];
         x_hit[d + c] = s.p[c];
       }
-      t_hit = Real(k) * h;
-      hit = true;
-    }
-    bool pause = false;
-    if (hit) {
-      ++crossings;
-      if (recorded < sp.max_recorded && hits < sp.hit_capacity) {
-        write_hit<2 * d>(a, sp, i, hits, t_hit, x_hit);
-        ++hits;
-        ++recorded;
-        pause = hits == sp.hit_capacity;  // the host drains and relaunches
-      }
+      pause = record_hit(a, sp, i, Real(k) * h, x_hit, crossings, recorded, hits);
     }
     // After the section test, so a crossing on the escaping step is still recorded.
-    if (sp.escape_radius2 > Real(0) && norm2(s.q) > sp.escape_radius2) {
+    if (escape2 > Real(0) && norm2(s.q) > escape2) {
       status = kStatusEscaped;
       break;
     }

@@ -79,9 +79,10 @@ VIGOR_HD VIGOR_INLINE Vec<Real, M::dof> velocity(const M& m, const Vec<Real, M::
 
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE Real kinetic_energy(const M& m, const Vec<Real, M::dof>& p) {
-  Real t = Real(0);
+  // Start from the first term: 0 + x cannot be folded away (signed zeros), x * 1 can.
+  Real t = p[0] * p[0] * m.inv_mass(0);
   VIGOR_UNROLL
-  for (int i = 0; i < M::dof; ++i) t += p[i] * p[i] * m.inv_mass(i);
+  for (int i = 1; i < M::dof; ++i) t += p[i] * p[i] * m.inv_mass(i);
   return Real(0.5) * t;
 }
 

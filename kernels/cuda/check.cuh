@@ -9,7 +9,8 @@
 /// description, and the file and line, e.g.
 ///   `CUDA error: cudaMalloc(&p, bytes) failed: cudaErrorMemoryAllocation (out of memory) at
 ///    host/backends/cuda_engine.cuh:120`.
-/// The run loop turns it into exit code 3 (runtime failure). Host-only: never use it in device code.
+/// The run loop turns it into exit code 3 (runtime failure). Host-only: never use it in device
+/// code.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,10 +39,10 @@ namespace vigor::cuda_detail {
 }  // namespace vigor::cuda_detail
 
 /// Evaluate a CUDA runtime call once; throw std::runtime_error unless it returned cudaSuccess.
-#define VIGOR_CUDA_CHECK(call)                                                       \
-  do {                                                                               \
-    const cudaError_t vigor_cuda_err_ = (call);                                      \
-    if (vigor_cuda_err_ != cudaSuccess)                                              \
+#define VIGOR_CUDA_CHECK(call)                                                            \
+  do {                                                                                    \
+    const cudaError_t vigor_cuda_err_ = (call);                                           \
+    if (vigor_cuda_err_ != cudaSuccess)                                                   \
       ::vigor::cuda_detail::throw_cuda_error(vigor_cuda_err_, #call, __FILE__, __LINE__); \
   } while (0)
 

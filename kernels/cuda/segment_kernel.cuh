@@ -97,8 +97,8 @@ template <class M, class I, class Real>
 void launch_segment(const M& m, const I& integ, const SegmentParams<Real>& sp,
                     const EnsembleArrays<Real>& a, cudaStream_t stream = nullptr) {
   if (sp.n == 0) return;
-  segment_kernel<M, I, Real><<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(
-      m, integ, sp, a);
+  segment_kernel<M, I, Real>
+      <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, sp, a);
   VIGOR_CUDA_CHECK_LAUNCH();
 }
 
@@ -107,8 +107,8 @@ template <class M, class Real>
 void launch_initial_energy(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
                            cudaStream_t stream = nullptr) {
   if (n == 0) return;
-  initial_energy_kernel<M, Real><<<grid_blocks(n, kHelperBlock), kHelperBlock, 0, stream>>>(
-      m, a, n);
+  initial_energy_kernel<M, Real>
+      <<<grid_blocks(n, kHelperBlock), kHelperBlock, 0, stream>>>(m, a, n);
   VIGOR_CUDA_CHECK_LAUNCH();
 }
 

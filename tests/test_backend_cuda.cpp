@@ -1,0 +1,381 @@
+// The CUDA backend against the CPU backend: the same per-trajectory code on both, so FP64 results
+// agree to round-off (1e-10 relative after 10^4 steps; the GPU contracts a*b+c into FMAs, the CPU
+// build does not, so they are not bitwise equal), hit lists match one to one, statuses agree, and
+// FP32 on the GPU tracks FP64 on the CPU loosely.
+//
+// Without a usable CUDA device (no GPU, no driver, or a build without CUDA) the GPU tests skip,
+// unless VIGOR_REQUIRE_GPU=1, when they fail: a GPU machine must never pass by skipping.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/engine.hpp"
+#include "host/registry.hpp"
+#include "kernels/core/config.hpp"
+#include "kernels/sections.hpp"
+
+using namespace vigor::host;
+using vigor::kernels::kStatusEscaped;
+using vigor::kernels::kStatusOk;
+
+namespace {
+
+bool gpu_required() {
+  const char* v = std::getenv("VIGOR_REQUIRE_GPU");
+  return v != nullptr && std::string(v) == "1";
+}
+
+/// One backend-comparison scenario.
+struct Case {
+  std::string model;
+  std::string integrator;
+  double dt = 0.01;
+  std::int64_t steps = 10000;
+  int segments = 4;
+  double escape_radius = 0.0;
+  std::int64_t max_crossings = 1000;
+  /// Section-buffer slots per trajectory for FP64 (FP32 gets twice as many from the same bytes);
+  /// small on purpose so that trajectories pause on full buffers and are relaunched.
+  int slots = 3;
+};
+
+/// Initial states (SoA) and their count.
+struct Ensemble {
+  std::vector<double> soa;
+  std::int64_t n = 0;
+  std::int64_t escaping = -1;  ///< index of a trajectory that must escape, or -1
+};
+
+/// Hénon–Heiles (a = 1, b = -1/3) at E = 1/12 on the section q0 = 0 with p0 > 0, from a (q1, p1)
+/// grid: mostly regular orbits, so round-off differences between the backends stay at round-off
+/// over 10^4 steps instead of being amplified by chaos. Plus one trajectory above the escape
+/// energy 1/6, thrown towards the saddle at (0, 1), which must leave through the escape radius.
+Ensemble henon_heiles_ensemble() {
+  const double e = 1.0 / 12.0;
+  std::vector<std::vector<double>> rows;
+  for (int iy = 0; iy < 20; ++iy) {
+    for (int ip = 0; ip < 15; ++ip) {
+      const double y = -0.25 + 0.7 * iy / 19.0;
+      const double py = -0.35 + 0.7 * ip / 14.0;
+      const double two_v = y * y - 2.0 / 3.0 * y * y * y;  // 2 V(0, y)
+      const double px2 = 2.0 * e - py * py - two_v;
+      if (px2 <= 0.0) continue;
+      rows.push_back({0.0, y, std::sqrt(px2), py});
+    }
+  }
+  Ensemble ens;
+  ens.escaping = std::int64_t(rows.size());
+  rows.push_back({0.0, 0.0, 0.05, 0.8});  // E = 0.32 > 1/6
+  ens.n = std::int64_t(rows.size());
+  ens.soa.resize(rows.size() * 4);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (int c = 0; c < 4; ++c) ens.soa[std::size_t(c) * rows.size() + i] = rows[i][c];
+  return ens;
+}
+
+/// Pendulum (m = l = g = 1) on a (q0, p0) grid: librations and rotations. Orbits within 0.3 of
+/// the separatrix energy H = 1 are left out: their period diverges logarithmically there, so
+/// round-off differences in the energy become phase differences far above round-off.
+Ensemble pendulum_ensemble() {
+  std::vector<std::vector<double>> rows;
+  for (int iq = 0; iq < 18; ++iq) {
+    for (int ip = 0; ip < 18; ++ip) {
+      const double q = -2.5 + 5.0 * (iq + 0.5) / 18.0;
+      const double p = -2.5 + 5.0 * (ip + 0.5) / 18.0;
+      if (std::abs(0.5 * p * p - std::cos(q) - 1.0) < 0.3) continue;
+      rows.push_back({q, p});
+    }
+  }
+  Ensemble ens;
+  ens.n = std::int64_t(rows.size());
+  ens.soa.resize(rows.size() * 2);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (int c = 0; c < 2; ++c) ens.soa[std::size_t(c) * rows.size() + i] = rows[i][c];
+  return ens;
+}
+
+EngineRequest make_request(const Case& c, Precision precision, std::int64_t n) {
+  const ModelInfo* model = find_model(c.model);
+  const IntegratorInfo* integ = find_integrator(c.integrator);
+  if (model == nullptr || integ == nullptr)
+    throw std::runtime_error("not registered: " + c.model + " / " + c.integrator);
+  EngineRequest r;
+  r.model = c.model;
+  r.integrator = c.integrator;
+  r.precision = precision;
+  for (const auto& p : model->params) r.params.push_back(p.default_value);
+  for (const auto& o : integ->options) r.options.push_back(o.default_value);
+  r.dt = c.dt;
+  r.section.kind = vigor::kernels::kSectionPlane;
+  r.section.coordinate = 0;
+  r.section.direction = vigor::kernels::kDirUp;
+  r.section.value = 0.0;
+  r.section.max_crossings = c.max_crossings;
+  r.escape_radius = c.escape_radius;
+  // Bytes for `slots` FP64 slots per trajectory (t and the state in each).
+  r.hit_buffer_bytes = std::size_t(c.slots) * std::size_t(n) * std::size_t(model->dim + 1) * 8;
+  return r;
+}
+
+/// One hit: time, then the state.
+using Hit = std::vector<double>;
+
+struct Outcome {
+  FinalData final;
+  std::map<std::int64_t, std::vector<Hit>> hits;  ///< per trajectory, chronological
+  std::int64_t hit_total = 0;
+  std::int64_t relaunches = 0;  ///< launches beyond one per segment (trajectories paused)
+  int capacity = 0;
+  int dim = 0;
+};
+
+/// Drive an engine through the Engine interface exactly as the run loop does.
+Outcome drive(Engine& engine, const Case& c, const Ensemble& ens) {
+  Outcome out;
+  out.dim = engine.dim();
+  engine.upload(ens.soa, ens.n);
+  out.capacity = engine.hit_capacity();
+  HitBlock block;
+  for (int s = 1; s <= c.segments; ++s) {
+    const std::int64_t end = c.steps * s / c.segments;
+    engine.launch(end);
+    while (engine.drain(block) > 0) {
+      engine.launch(end);
+      ++out.relaunches;
+    }
+  }
+  out.final = engine.download();
+  EXPECT_EQ(block.dim, out.dim);
+  EXPECT_EQ(block.values.size(), block.trajectory.size() * std::size_t(out.dim + 1));
+  const std::size_t w = std::size_t(out.dim + 1);
+  for (std::size_t k = 0; k < block.trajectory.size(); ++k)
+    out.hits[block.trajectory[k]].emplace_back(block.values.begin() + std::ptrdiff_t(k * w),
+                                               block.values.begin() + std::ptrdiff_t((k + 1) * w));
+  out.hit_total = std::int64_t(block.trajectory.size());
+  return out;
+}
+
+Outcome run_engine(const Case& c, const Ensemble& ens, Precision precision, BackendKind backend) {
+  const std::unique_ptr<Engine> engine = make_engine(make_request(c, precision, ens.n), backend);
+  return drive(*engine, c, ens);
+}
+
+/// |a - b| <= rel * max(1, |a|, |b|): relative for large values, absolute near zero.
+bool close(double a, double b, double rel) {
+  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+/// How closely a result must match the CPU FP64 reference.
+struct Tolerance {
+  double state;  ///< final states, energy0 (close())
+  double hit;    ///< hit states (close())
+  double time;   ///< hit times: absolute, or relative to max(1, t) when time_relative
+  bool time_relative;
+  double energy;        ///< energy errors: relative ...
+  double energy_floor;  ///< ... plus this absolute floor times (1 + |final state|^2)
+};
+
+/// FP64 on the GPU runs the same code as the CPU and differs only by round-off: nvcc contracts
+/// a*b+c into FMAs, g++ without -mfma does not. Measured here with the CPU engine built with
+/// -mfma -ffp-contract=fast against the normal build: states 1e-13 (HH), 2e-11 (pendulum
+/// rotations, angle ~ 250), hit times 2e-12, energy errors 2e-12 absolute where yoshida6's are
+/// themselves round-off (1e-12) — hence the 1e-11 floor.
+constexpr Tolerance kFp64{1e-10, 1e-10, 1e-10, false, 1e-10, 1e-11};
+/// FP32 against FP64 (HH at E = 1/12, 10^4 steps): states differ by up to 1.2e-4, energy errors
+/// by 1e-5 on the escaping orbit (|H| terms ~ 5 there, hence the floor scales with the state),
+/// hit times by 1.7e-3 at t ~ 73 (2e-5 relative). Hit states by up to 7e-4: at a nearly grazing
+/// crossing (p0 small) a time error dt moves the interpolated state by |dx/dt| dt with dt ~ 1/p0,
+/// so hits get twice the state tolerance.
+constexpr Tolerance kFp32{1e-3, 2e-3, 1e-3, true, 1e-3, 1e-5};
+
+/// Compare `got` (GPU) with `want` (CPU FP64) within `tol`. Statuses, steps, crossings, recorded
+/// counts and the hit lists (trajectory and number of hits) must match one to one.
+void expect_agree(const Outcome& got, const Outcome& want, const Ensemble& ens,
+                  const Tolerance& tol) {
+  const std::int64_t n = ens.n;
+  const int dim = want.dim;
+  ASSERT_EQ(got.dim, dim);
+  ASSERT_EQ(got.final.state.size(), std::size_t(dim) * std::size_t(n));
+  ASSERT_EQ(got.final.status.size(), std::size_t(n));
+  int state_bad = 0, energy_bad = 0, hit_bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto ui = std::size_t(i);
+    EXPECT_EQ(got.final.status[ui], want.final.status[ui]) << "trajectory " << i;
+    EXPECT_EQ(got.final.step[ui], want.final.step[ui]) << "trajectory " << i;
+    EXPECT_EQ(got.final.crossings[ui], want.final.crossings[ui]) << "trajectory " << i;
+    EXPECT_EQ(got.final.recorded[ui], want.final.recorded[ui]) << "trajectory " << i;
+    double size2 = 0.0;
+    for (int c = 0; c < dim; ++c) {
+      const std::size_t k = std::size_t(c) * std::size_t(n) + ui;
+      size2 += want.final.state[k] * want.final.state[k];
+      if (!close(got.final.state[k], want.final.state[k], tol.state) && state_bad++ < 5)
+        ADD_FAILURE() << "state[" << c << "] of trajectory " << i << ": " << got.final.state[k]
+                      << " vs " << want.final.state[k];
+    }
+    EXPECT_TRUE(close(got.final.energy0[ui], want.final.energy0[ui], tol.state))
+        << "energy0 of trajectory " << i;
+    const double ge = got.final.energy_error[ui], we = want.final.energy_error[ui];
+    if (std::abs(ge - we) >
+            tol.energy * std::max(std::abs(ge), std::abs(we)) + tol.energy_floor * (1 + size2) &&
+        energy_bad++ < 5)
+      ADD_FAILURE() << "energy error of trajectory " << i << ": " << ge << " vs " << we;
+
+    // Hit lists, one to one, chronological within the trajectory.
+    const auto gi = got.hits.find(i);
+    const auto wi = want.hits.find(i);
+    const std::size_t gn = gi == got.hits.end() ? 0 : gi->second.size();
+    const std::size_t wn = wi == want.hits.end() ? 0 : wi->second.size();
+    EXPECT_EQ(gn, wn) << "hits of trajectory " << i;
+    EXPECT_EQ(std::int64_t(wn), want.final.recorded[ui]) << "trajectory " << i;
+    for (std::size_t h = 0; h < std::min(gn, wn); ++h) {
+      const Hit& g = gi->second[h];
+      const Hit& w = wi->second[h];
+      const double t_scale = tol.time_relative ? std::max(1.0, std::abs(w[0])) : 1.0;
+      bool ok = std::abs(g[0] - w[0]) <= tol.time * t_scale;
+      for (int c = 1; c <= dim; ++c)
+        ok = ok && close(g[std::size_t(c)], w[std::size_t(c)], tol.hit);
+      if (!ok && hit_bad++ < 5)
+        ADD_FAILURE() << "hit " << h << " of trajectory " << i << ": t " << g[0] << " vs " << w[0];
+    }
+  }
+  EXPECT_EQ(state_bad, 0) << "state mismatches";
+  EXPECT_EQ(energy_bad, 0) << "energy-error mismatches";
+  EXPECT_EQ(hit_bad, 0) << "hit mismatches";
+  EXPECT_EQ(got.hit_total, want.hit_total);
+}
+
+/// The scenario must exercise what it claims to, or the comparison proves nothing.
+void expect_meaningful(const Outcome& cpu, const Ensemble& ens, const Case& c) {
+  EXPECT_GE(cpu.hit_total, ens.n) << "too few section crossings to compare";
+  EXPECT_GT(cpu.relaunches, 0) << "no trajectory paused on a full buffer";
+  std::int64_t ok = 0;
+  for (std::int64_t i = 0; i < ens.n; ++i) {
+    const auto ui = std::size_t(i);
+    if (i == ens.escaping) {
+      EXPECT_EQ(cpu.final.status[ui], kStatusEscaped) << "the escaping orbit did not escape";
+      EXPECT_LT(cpu.final.step[ui], c.steps);
+    } else if (cpu.final.status[ui] == kStatusOk && cpu.final.step[ui] == c.steps) {
+      ++ok;
+    }
+  }
+  EXPECT_EQ(ok, ens.n - (ens.escaping >= 0 ? 1 : 0)) << "bounded orbits must finish with ok";
+}
+
+/// GPU FP64 (and, with `with_fp32`, FP32) against CPU FP64 for one scenario.
+void compare_backends(const Case& c, const Ensemble& ens, bool with_fp32) {
+  const Outcome cpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCpu);
+  expect_meaningful(cpu, ens, c);
+  {
+    SCOPED_TRACE("CUDA FP64 vs CPU FP64");
+    const Outcome gpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCuda);
+    EXPECT_EQ(gpu.capacity, cpu.capacity);
+    expect_agree(gpu, cpu, ens, kFp64);
+  }
+  if (with_fp32) {
+    SCOPED_TRACE("CUDA FP32 vs CPU FP64");
+    const Outcome gpu = run_engine(c, ens, Precision::kFloat, BackendKind::kCuda);
+    expect_agree(gpu, cpu, ens, kFp32);
+  }
+}
+
+Case henon_heiles_case(const std::string& integrator) {
+  Case c;
+  c.model = "henon_heiles";
+  c.integrator = integrator;
+  c.escape_radius = 3.0;
+  return c;
+}
+
+}  // namespace
+
+/// GPU tests: skipped without a device, failed without one when VIGOR_REQUIRE_GPU=1.
+class CudaBackend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() > 0) return;
+    const std::string why = cuda_unavailable_reason();
+    if (gpu_required()) FAIL() << "VIGOR_REQUIRE_GPU=1 but no usable CUDA device: " << why;
+    GTEST_SKIP() << "no usable CUDA device: " << why;
+  }
+};
+
+TEST_F(CudaBackend, HenonHeilesVerletMatchesCpu) {
+  compare_backends(henon_heiles_case("verlet"), henon_heiles_ensemble(), true);
+}
+
+TEST_F(CudaBackend, HenonHeilesYoshida4MatchesCpu) {
+  compare_backends(henon_heiles_case("yoshida4"), henon_heiles_ensemble(), true);
+}
+
+TEST_F(CudaBackend, HenonHeilesRk4MatchesCpu) {
+  compare_backends(henon_heiles_case("rk4"), henon_heiles_ensemble(), true);
+}
+
+TEST_F(CudaBackend, PendulumYoshida6MatchesCpu) {
+  Case c;
+  c.model = "pendulum";
+  c.integrator = "yoshida6";
+  c.max_crossings = 5;  // fewer recorded than detected: exercises the per-run recording limit
+  c.slots = 3;
+  // FP64 only: in FP32 the angle of a rotating pendulum grows to ~250 rad, where its rounding
+  // (ulp 1.5e-5, over 7 x 10^4 substeps) moves states and energies by ~1e-3, the size of the
+  // loose FP32 tolerance itself; FP32 is compared on Henon-Heiles, whose states stay O(1).
+  compare_backends(c, pendulum_ensemble(), false);
+}
+
+TEST_F(CudaBackend, DeviceNameNamesTheArchitecture) {
+  const Case c = henon_heiles_case("verlet");
+  const auto engine = make_engine(make_request(c, Precision::kDouble, 1), BackendKind::kCuda);
+  EXPECT_EQ(engine->backend_name(), "cuda");
+  EXPECT_NE(engine->device_name().find("(sm_"), std::string::npos) << engine->device_name();
+}
+
+// Runs everywhere: the tolerances above are not tuned to pass by accident. On the CPU, FP32 must
+// track FP64 within the FP32 tolerance the GPU test uses (the GPU's FP32 differs from the CPU's
+// FP32 only by FMA contraction, far below it), and the scenarios must be meaningful.
+TEST(CudaBackendHarness, CpuFloatTracksCpuDoubleWithinTheGpuTolerance) {
+  for (const std::string integ : {"verlet", "yoshida4", "rk4"}) {
+    SCOPED_TRACE(integ);
+    const Case c = henon_heiles_case(integ);
+    const Ensemble ens = henon_heiles_ensemble();
+    const Outcome dbl = run_engine(c, ens, Precision::kDouble, BackendKind::kCpu);
+    expect_meaningful(dbl, ens, c);
+    const Outcome flt = run_engine(c, ens, Precision::kFloat, BackendKind::kCpu);
+    expect_agree(flt, dbl, ens, kFp32);
+  }
+}
+
+// Runs everywhere: without a device, asking for CUDA is a clear error and auto picks the CPU.
+TEST(CudaBackendAvailability, NoDeviceMeansClearErrorAndCpuForAuto) {
+  const Case c = henon_heiles_case("verlet");
+  const EngineRequest r = make_request(c, Precision::kDouble, 1);
+  if (cuda_device_count() > 0) {
+    EXPECT_EQ(resolve_backend(BackendKind::kAuto), BackendKind::kCuda);
+    EXPECT_TRUE(cuda_unavailable_reason().empty());
+    EXPECT_NO_THROW((void)make_engine(r, BackendKind::kCuda));
+    return;
+  }
+  EXPECT_FALSE(gpu_required()) << "VIGOR_REQUIRE_GPU=1 but no usable CUDA device: "
+                               << cuda_unavailable_reason();
+  EXPECT_EQ(resolve_backend(BackendKind::kAuto), BackendKind::kCpu);
+  EXPECT_EQ(resolve_backend(BackendKind::kCpu), BackendKind::kCpu);
+  const std::string why = cuda_unavailable_reason();
+  EXPECT_FALSE(why.empty());
+  try {
+    (void)make_engine(r, BackendKind::kCuda);
+    ADD_FAILURE() << "make_engine(kCuda) did not throw without a device";
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("CUDA"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(why), std::string::npos) << "the message should say why: " << msg;
+  }
+  // The CPU backend is unaffected.
+  EXPECT_NO_THROW((void)make_engine(r, BackendKind::kCpu));
+}
