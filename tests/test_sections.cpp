@@ -11,6 +11,7 @@
 #include <numbers>
 #include <vector>
 
+#include "host/backends/ensemble_storage.hpp"
 #include "kernels/driver.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/yoshida6.hpp"
@@ -33,46 +34,21 @@ struct Hit {
 
 /// Host-side ensemble in the driver's SoA layout, with the hits drained per trajectory.
 template <class M>
-struct Ensemble {
+struct Ensemble : vigor::host::EnsembleStorage<double, std::vector> {
   static constexpr int kDim = 2 * M::dof;
   std::int64_t n;
   int cap;
-  std::vector<double> state, energy0, energy_error, hits;
-  std::vector<std::int64_t> step, crossings, recorded;
-  std::vector<std::int32_t> status, hit_count;
   std::vector<std::vector<Hit>> drained;  // every hit drained so far, per trajectory
 
   Ensemble(const M& m, const std::vector<std::vector<double>>& rows, int capacity)
       : n(std::int64_t(rows.size())), cap(capacity) {
-    state.assign(std::size_t(kDim * n), 0.0);
+    allocate(n, kDim, cap);
     for (std::int64_t i = 0; i < n; ++i)
       for (int c = 0; c < kDim; ++c)
         state[std::size_t(c * n + i)] = rows[std::size_t(i)][std::size_t(c)];
-    energy0.assign(std::size_t(n), 0.0);
-    energy_error.assign(std::size_t(n), 0.0);
-    hits.assign(std::size_t(std::max(cap, 1) * (kDim + 1) * n), 0.0);
-    step.assign(std::size_t(n), 0);
-    crossings.assign(std::size_t(n), 0);
-    recorded.assign(std::size_t(n), 0);
-    status.assign(std::size_t(n), vk::kStatusOk);
-    hit_count.assign(std::size_t(n), 0);
     drained.assign(std::size_t(n), {});
     const auto a = arrays();
     for (std::int64_t i = 0; i < n; ++i) vk::initial_energy(m, a, n, i);
-  }
-
-  vk::EnsembleArrays<double> arrays() {
-    vk::EnsembleArrays<double> a;
-    a.state = state.data();
-    a.energy0 = energy0.data();
-    a.energy_error = energy_error.data();
-    a.step = step.data();
-    a.status = status.data();
-    a.crossings = crossings.data();
-    a.recorded = recorded.data();
-    a.hit_count = hit_count.data();
-    a.hits = hits.data();
-    return a;
   }
 
   /// One launch over all trajectories, then drain the buffers (hits layout

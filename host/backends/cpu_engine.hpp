@@ -10,11 +10,13 @@
 #include <omp.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "host/backends/engine_common.hpp"
+#include "host/backends/ensemble_storage.hpp"
 #include "host/engine.hpp"
 #include "kernels/driver.hpp"
 
@@ -33,18 +35,15 @@ class CpuEngine final : public Engine {
   int hit_capacity() const override { return setup_ ? setup_->params.hit_capacity : 0; }
 
   void upload(const std::vector<double>& state_soa, std::int64_t n) override {
+    if (n < 0 || state_soa.size() != std::size_t(n) * kDim)
+      throw std::invalid_argument("CpuEngine::upload: expected " + std::to_string(kDim) + " x " +
+                                  std::to_string(n) + " state values, got " +
+                                  std::to_string(state_soa.size()));
     setup_ = std::make_unique<EngineSetup<M, I, Real>>(request_, n, request_.hit_buffer_bytes);
     n_ = n;
-    state_.assign(state_soa.begin(), state_soa.end());
-    energy0_.assign(n, Real(0));
-    energy_error_.assign(n, Real(0));
-    step_.assign(n, 0);
-    status_.assign(n, kernels::kStatusOk);
-    crossings_.assign(n, 0);
-    recorded_.assign(n, 0);
-    hit_count_.assign(n, 0);
-    hits_.assign(std::size_t(setup_->params.hit_capacity) * (kDim + 1) * n, Real(0));
-    const auto a = arrays();
+    store_.allocate(n, kDim, setup_->params.hit_capacity);
+    for (std::size_t k = 0; k < state_soa.size(); ++k) store_.state[k] = Real(state_soa[k]);
+    const auto a = store_.arrays();
     const M model = setup_->model;
 #pragma omp parallel for schedule(static) num_threads(threads())
     for (std::int64_t i = 0; i < n; ++i) kernels::initial_energy(model, a, n, i);
@@ -53,7 +52,7 @@ class CpuEngine final : public Engine {
   void launch(std::int64_t end_step) override {
     setup_->params.end_step = end_step;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto a = arrays();
+    const auto a = store_.arrays();
     const M model = setup_->model;
     const I integrator = setup_->integrator;
     const kernels::SegmentParams<Real> sp = setup_->params;
@@ -70,10 +69,10 @@ class CpuEngine final : public Engine {
     std::int64_t full = 0;
     if (cap == 0) return 0;
     for (std::int64_t i = 0; i < n_; ++i) {
-      const int c = hit_count_[i];
+      const int c = store_.hit_count[i];
       if (c == 0) continue;
-      unpack_hits(hits_.data(), n_, cap, kDim, i, c, out);
-      hit_count_[i] = 0;
+      unpack_hits(store_.hits.data(), n_, cap, kDim, i, c, out);
+      store_.hit_count[i] = 0;
       if (c == cap) ++full;
     }
     return full;
@@ -81,39 +80,23 @@ class CpuEngine final : public Engine {
 
   FinalData download() override {
     FinalData f;
-    f.state.assign(state_.begin(), state_.end());
-    f.energy0.assign(energy0_.begin(), energy0_.end());
-    f.energy_error.assign(energy_error_.begin(), energy_error_.end());
-    f.step = step_;
-    f.crossings = crossings_;
-    f.recorded = recorded_;
-    f.status = status_;
+    f.state.assign(store_.state.begin(), store_.state.end());
+    f.energy0.assign(store_.energy0.begin(), store_.energy0.end());
+    f.energy_error.assign(store_.energy_error.begin(), store_.energy_error.end());
+    f.step = store_.step;
+    f.crossings = store_.crossings;
+    f.recorded = store_.recorded;
+    f.status = store_.status;
     return f;
   }
 
  private:
   int threads() const { return request_.threads > 0 ? request_.threads : omp_get_max_threads(); }
 
-  kernels::EnsembleArrays<Real> arrays() {
-    kernels::EnsembleArrays<Real> a;
-    a.state = state_.data();
-    a.energy0 = energy0_.data();
-    a.energy_error = energy_error_.data();
-    a.step = step_.data();
-    a.status = status_.data();
-    a.crossings = crossings_.data();
-    a.recorded = recorded_.data();
-    a.hit_count = hit_count_.data();
-    a.hits = hits_.data();
-    return a;
-  }
-
   EngineRequest request_;
   std::unique_ptr<EngineSetup<M, I, Real>> setup_;
   std::int64_t n_ = 0;
-  std::vector<Real> state_, energy0_, energy_error_, hits_;
-  std::vector<std::int64_t> step_, crossings_, recorded_;
-  std::vector<std::int32_t> status_, hit_count_;
+  EnsembleStorage<Real, std::vector> store_;
 };
 
 /// "cpu (N threads, <model name from /proc/cpuinfo>)"; defined in host/backends/cpu_info.cpp.

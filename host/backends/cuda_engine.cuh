@@ -40,12 +40,18 @@
 #include <vector>
 
 #include "host/backends/engine_common.hpp"
+#include "host/backends/ensemble_storage.hpp"
 #include "host/engine.hpp"
 #include "kernels/cuda/check.cuh"
 #include "kernels/cuda/segment_kernel.cuh"
 #include "kernels/driver.hpp"
 
 namespace vigor::host {
+
+template <class T, class Alloc>
+struct RawPointer<thrust::device_vector<T, Alloc>> {
+  static T* get(thrust::device_vector<T, Alloc>& v) { return thrust::raw_pointer_cast(v.data()); }
+};
 
 template <class M, class I, class Real>
 class CudaEngine final : public Engine {
@@ -93,15 +99,7 @@ class CudaEngine final : public Engine {
     // Convert on the host: the device only ever sees Real.
     const std::vector<Real> h_state(state_soa.begin(), state_soa.end());
     try {
-      d_state_.resize(h_state.size());
-      d_energy0_.resize(un);
-      d_energy_error_.assign(un, Real(0));
-      d_step_.assign(un, 0);
-      d_status_.assign(un, std::int32_t(kernels::kStatusOk));
-      d_crossings_.assign(un, 0);
-      d_recorded_.assign(un, 0);
-      d_hit_count_.assign(un, 0);
-      d_hits_.resize(std::size_t(cap) * (kDim + 1) * un);
+      d_.allocate(n, kDim, cap);
       d_offset_.resize(cap > 0 ? un : 0);
       release(d_dense_values_);
       release(d_dense_trajectory_);
@@ -112,7 +110,7 @@ class CudaEngine final : public Engine {
           "CUDA backend: out of device memory for " + std::to_string(n) + " trajectories (about " +
           std::to_string(per_traj * double(n) / double(1 << 20)) + " MiB) on " + device_name_);
     }
-    copy_to_device(d_state_, h_state.data(), h_state.size());
+    copy_to_device(d_.state, h_state.data(), h_state.size());
     kernels::launch_initial_energy(setup_->model, arrays(), n_);
     VIGOR_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -138,22 +136,22 @@ class CudaEngine final : public Engine {
     if (cap == 0 || n_ == 0) return 0;
     bind();
     // offset[i] = sum of hit_count[j < i]: where trajectory i's hits go in the dense array.
-    thrust::exclusive_scan(thrust::device, d_hit_count_.begin(), d_hit_count_.end(),
+    thrust::exclusive_scan(thrust::device, d_.hit_count.begin(), d_.hit_count.end(),
                            d_offset_.begin(), std::int64_t(0), thrust::plus<std::int64_t>());
     std::int64_t last_offset = 0;
     std::int32_t last_count = 0;
     copy_to_host(&last_offset, d_offset_, std::size_t(n_ - 1), 1);
-    copy_to_host(&last_count, d_hit_count_, std::size_t(n_ - 1), 1);
+    copy_to_host(&last_count, d_.hit_count, std::size_t(n_ - 1), 1);
     const std::int64_t total = last_offset + last_count;
     if (total == 0) return 0;  // every count is 0: nothing to drain, nothing to reset
     const std::int64_t full =
-        thrust::count(thrust::device, d_hit_count_.begin(), d_hit_count_.end(), std::int32_t(cap));
+        thrust::count(thrust::device, d_.hit_count.begin(), d_.hit_count.end(), std::int32_t(cap));
 
     const std::size_t width = std::size_t(kDim + 1);
     const std::size_t max_hits = std::size_t(n_) * std::size_t(cap);
     reserve(d_dense_trajectory_, std::size_t(total), max_hits);
     reserve(d_dense_values_, std::size_t(total) * width, max_hits * width);
-    kernels::launch_compact_hits<kDim, Real>(raw(d_hits_), raw(d_hit_count_), raw(d_offset_), n_,
+    kernels::launch_compact_hits<kDim, Real>(raw(d_.hits), raw(d_.hit_count), raw(d_offset_), n_,
                                              cap, raw(d_dense_values_), raw(d_dense_trajectory_));
     VIGOR_CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -171,13 +169,13 @@ class CudaEngine final : public Engine {
     require_upload("download");
     bind();
     FinalData f;
-    f.state = to_double(d_state_);
-    f.energy0 = to_double(d_energy0_);
-    f.energy_error = to_double(d_energy_error_);
-    f.step = to_host_vector(d_step_);
-    f.crossings = to_host_vector(d_crossings_);
-    f.recorded = to_host_vector(d_recorded_);
-    f.status = to_host_vector(d_status_);
+    f.state = to_double(d_.state);
+    f.energy0 = to_double(d_.energy0);
+    f.energy_error = to_double(d_.energy_error);
+    f.step = to_host_vector(d_.step);
+    f.crossings = to_host_vector(d_.crossings);
+    f.recorded = to_host_vector(d_.recorded);
+    f.status = to_host_vector(d_.status);
     return f;
   }
 
@@ -236,19 +234,7 @@ class CudaEngine final : public Engine {
       throw std::logic_error(std::string("CudaEngine::") + what + " called before upload");
   }
 
-  kernels::EnsembleArrays<Real> arrays() {
-    kernels::EnsembleArrays<Real> a;
-    a.state = raw(d_state_);
-    a.energy0 = raw(d_energy0_);
-    a.energy_error = raw(d_energy_error_);
-    a.step = raw(d_step_);
-    a.status = raw(d_status_);
-    a.crossings = raw(d_crossings_);
-    a.recorded = raw(d_recorded_);
-    a.hit_count = raw(d_hit_count_);
-    a.hits = raw(d_hits_);
-    return a;
-  }
+  kernels::EnsembleArrays<Real> arrays() { return d_.arrays(); }
 
   EngineRequest request_;
   int device_ = 0;
@@ -257,9 +243,7 @@ class CudaEngine final : public Engine {
   cudaEvent_t stop_ = nullptr;
   std::unique_ptr<EngineSetup<M, I, Real>> setup_;
   std::int64_t n_ = 0;
-  thrust::device_vector<Real> d_state_, d_energy0_, d_energy_error_, d_hits_;
-  thrust::device_vector<std::int64_t> d_step_, d_crossings_, d_recorded_;
-  thrust::device_vector<std::int32_t> d_status_, d_hit_count_;
+  EnsembleStorage<Real, thrust::device_vector> d_;  ///< the ensemble, on the device
   thrust::device_vector<std::int64_t> d_offset_;            ///< exclusive scan of hit counts
   thrust::device_vector<Real> d_dense_values_;              ///< [hit][1 + dim]: t, state
   thrust::device_vector<std::int64_t> d_dense_trajectory_;  ///< [hit]

@@ -1,0 +1,63 @@
+/// @file ensemble_storage.hpp
+/// @brief The per-trajectory arrays of an ensemble, owned by one vector type (std::vector on the
+/// host, thrust::device_vector on the device), and the kernels::EnsembleArrays view of them.
+/// Host-only; one definition for both backends and the driver tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/driver.hpp"
+
+namespace vigor::host {
+
+/// Raw pointer to a vector's elements; specialised for thrust::device_vector in cuda_engine.cuh.
+template <class V>
+struct RawPointer {
+  static auto get(V& v) { return v.data(); }
+};
+
+template <class Real, template <class...> class Vector>
+struct EnsembleStorage {
+  Vector<Real> state, energy0, energy_error, hits;
+  Vector<std::int64_t> step, crossings, recorded;
+  Vector<std::int32_t> status, hit_count;
+
+  /// Size every array for n trajectories of `dim` components and `capacity` hit slots each, and
+  /// reset the per-trajectory counters (the state is left to the caller to fill).
+  void allocate(std::int64_t n, int dim, int capacity) {
+    const auto un = std::size_t(n);
+    state.resize(un * std::size_t(dim));
+    energy0.assign(un, Real(0));
+    energy_error.assign(un, Real(0));
+    step.assign(un, 0);
+    status.assign(un, std::int32_t(kernels::kStatusOk));
+    crossings.assign(un, 0);
+    recorded.assign(un, 0);
+    hit_count.assign(un, 0);
+    hits.resize(std::size_t(capacity) * std::size_t(dim + 1) * un);
+  }
+
+  kernels::EnsembleArrays<Real> arrays() {
+    kernels::EnsembleArrays<Real> a;
+    a.state = ptr(state);
+    a.energy0 = ptr(energy0);
+    a.energy_error = ptr(energy_error);
+    a.step = ptr(step);
+    a.status = ptr(status);
+    a.crossings = ptr(crossings);
+    a.recorded = ptr(recorded);
+    a.hit_count = ptr(hit_count);
+    a.hits = ptr(hits);
+    return a;
+  }
+
+ private:
+  template <class V>
+  static auto ptr(V& v) {
+    return RawPointer<V>::get(v);
+  }
+};
+
+}  // namespace vigor::host
