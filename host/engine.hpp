@@ -37,6 +37,7 @@ struct EngineRequest {
   SectionConfig section;
   double escape_radius = 0.0;   ///< <= 0: none
   int threads = 0;              ///< CPU threads; 0: OpenMP default
+  bool cpu_simd = true;         ///< CPU: advance blocks of trajectories in SIMD lanes
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
   std::size_t hit_buffer_bytes = std::size_t(256) << 20;
 };
@@ -78,6 +79,8 @@ class Engine {
   virtual FinalData download() = 0;
   virtual std::string backend_name() const = 0;
   virtual std::string device_name() const = 0;
+  /// Trajectories advanced side by side per CPU thread (1: one at a time; GPU engines: 1).
+  virtual int simd_lanes() const { return 1; }
   /// Hit slots per trajectory per drain.
   virtual int hit_capacity() const = 0;
   /// Seconds spent inside launch() (the compute, without transfers).

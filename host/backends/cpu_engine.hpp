@@ -1,10 +1,12 @@
 /// @file cpu_engine.hpp
-/// @brief CPU backend: an OpenMP loop over trajectories calling the shared per-trajectory driver.
+/// @brief CPU backend: OpenMP threads over blocks of W trajectories advanced side by side in SIMD
+/// lanes, with the shared model and integrator code instantiated on Pack<Real, W>.
 ///
-/// The arrays have exactly the device layout (SoA), and each trajectory is advanced by the same
-/// kernels::advance_trajectory the CUDA kernel calls, so the two backends run one copy of the
-/// numerics. Trajectories are independent, so results do not depend on the thread count or the
-/// schedule.
+/// The arrays have exactly the device layout (SoA), so a block of W consecutive trajectories is one
+/// vector load per state component. Blocks run kernels::advance_block (kernels/simd/), the last
+/// n mod W trajectories the scalar kernels::advance_trajectory the CUDA kernel calls; every lane
+/// computes what the scalar path computes, bit for bit. Trajectories are independent, so results
+/// do not depend on the thread count, the schedule or the lane width.
 #pragma once
 
 #include <omp.h>
@@ -19,15 +21,34 @@
 #include "host/backends/ensemble_storage.hpp"
 #include "host/engine.hpp"
 #include "kernels/driver.hpp"
+#include "kernels/simd/driver_block.hpp"
 
 namespace vigor::host {
+
+/// The same class template on another Real: Rebind<HenonHeiles<double>, P>::type is
+/// HenonHeiles<P>. Models and integrators are class templates on their Real.
+template <class X, class R>
+struct Rebind;
+template <template <class> class Tmpl, class T, class R>
+struct Rebind<Tmpl<T>, R> {
+  using type = Tmpl<R>;
+};
 
 template <class M, class I, class Real>
 class CpuEngine final : public Engine {
  public:
   static constexpr int kDim = 2 * M::dof;
+  static constexpr int kLanes = kernels::native_lanes<Real>();
+  using P = kernels::Pack<Real, kLanes>;
+  using MP = typename Rebind<M, P>::type;
+  using IP = typename Rebind<I, P>::type;
 
-  explicit CpuEngine(const EngineRequest& r) : request_(r) {}
+  explicit CpuEngine(const EngineRequest& r)
+      : request_(r),
+        model_pack_(MP::from_params(r.params.data())),
+        integrator_pack_(IP::from_options(r.options.data())) {}
+
+  int simd_lanes() const override { return request_.cpu_simd ? kLanes : 1; }
 
   int dim() const override { return kDim; }
   std::string backend_name() const override { return "cpu"; }
@@ -56,9 +77,23 @@ class CpuEngine final : public Engine {
     const M model = setup_->model;
     const I integrator = setup_->integrator;
     const kernels::SegmentParams<Real> sp = setup_->params;
+    const MP model_pack = model_pack_;
+    const IP integrator_pack = integrator_pack_;
     // Dynamic chunks: frozen or paused trajectories cost nothing, so work per index varies.
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads())
-    for (std::int64_t i = 0; i < n_; ++i) kernels::advance_trajectory(model, integrator, sp, a, i);
+    if (request_.cpu_simd) {
+      // Every trajectory, the last partial block's too, takes the lane path.
+      const std::int64_t blocks = (n_ + kLanes - 1) / kLanes;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t i0 = b * kLanes;
+        const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
+        kernels::advance_block<MP, M, IP, Real, kLanes>(model_pack, model, integrator_pack, sp, a,
+                                                        i0, valid);
+      }
+    } else {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads())
+      for (std::int64_t i = 0; i < n_; ++i) kernels::advance_trajectory(model, integrator, sp, a, i);
+    }
     kernel_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -94,6 +129,8 @@ class CpuEngine final : public Engine {
   int threads() const { return request_.threads > 0 ? request_.threads : omp_get_max_threads(); }
 
   EngineRequest request_;
+  MP model_pack_;
+  IP integrator_pack_;
   std::unique_ptr<EngineSetup<M, I, Real>> setup_;
   std::int64_t n_ = 0;
   EnsembleStorage<Real, std::vector> store_;

@@ -1,0 +1,196 @@
+/// @file driver_block.hpp
+/// @brief The per-trajectory driver for W trajectories side by side in SIMD lanes (CPU backend).
+///
+/// Same contract as kernels::advance_trajectory (driver.hpp), for the trajectories i0 .. i0+W-1:
+/// the model and integrator step run on Pack<T, W> — the same VIGOR_HD code the GPU runs, one
+/// lane per trajectory — and the per-trajectory branches of the scalar driver become lane masks:
+///   * a lane whose step gives a non-finite energy is frozen at its last finite state;
+///   * a lane beyond the escape radius stops;
+///   * a lane whose section buffer fills pauses until the host drains it;
+///   * a lane that reached end_step stops.
+/// Stopped lanes keep computing (the vector does) but `select` discards their results, so each
+/// lane's state, counters and hits are those of the scalar driver (bit for bit where the compiler
+/// contracts no multiply-add differently: vigor builds its C++ with -ffp-contract=off).
+/// The common step — every lane active, no crossing — is pure vector code; the rare events
+/// (a crossing, a freeze, an escape, a full buffer) leave the vector path for a per-lane loop,
+/// where a crossing is located by the scalar kernels::locate_crossing on the lane's state.
+/// A block may be partial (the ensemble's last n mod W trajectories): missing lanes start
+/// inactive, so every trajectory takes the same code path wherever it sits in the ensemble.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/driver.hpp"
+#include "kernels/simd/pack.hpp"
+
+namespace vigor::kernels {
+
+/// W step counters side by side.
+template <int W>
+struct StepLanes {
+  typedef std::int64_t V __attribute__((vector_size(sizeof(std::int64_t) * W)));
+};
+
+template <class T, int W, int N>
+inline Phase<T, N> extract_lane(const Phase<Pack<T, W>, N>& s, int l) {
+  Phase<T, N> r;
+  for (int c = 0; c < N; ++c) {
+    r.q[c] = s.q[c][l];
+    r.p[c] = s.p[c][l];
+    r.f[c] = s.f[c][l];
+  }
+  return r;
+}
+
+template <class T, int W, int N>
+inline Phase<Pack<T, W>, N> select_phase(Mask<T, W> m, const Phase<Pack<T, W>, N>& a,
+                                         const Phase<Pack<T, W>, N>& b) {
+  Phase<Pack<T, W>, N> r;
+  for (int c = 0; c < N; ++c) {
+    r.q[c] = select(m, a.q[c], b.q[c]);
+    r.p[c] = select(m, a.p[c], b.p[c]);
+    r.f[c] = select(m, a.f[c], b.f[c]);
+  }
+  return r;
+}
+
+/// Load `valid` consecutive values into the first lanes; the others repeat lane 0 (a finite,
+/// harmless value for lanes that never become active).
+template <class T, int W>
+inline Pack<T, W> load_lanes(const T* p, int valid) {
+  if (valid == W) return Pack<T, W>::load(p);
+  Pack<T, W> r(p[0]);
+  for (int l = 0; l < valid; ++l) r.set(l, p[l]);
+  return r;
+}
+template <class T, int W>
+inline void store_lanes(const Pack<T, W>& x, T* p, int valid) {
+  if (valid == W) return x.store(p);
+  for (int l = 0; l < valid; ++l) p[l] = x[l];
+}
+
+/// Advance trajectories i0 .. i0+valid-1 (valid <= W) to sp.end_step, or until each stops or
+/// pauses. MP/IP: model and integrator on Pack<T, W>; MS: the same model on T (for crossings).
+template <class MP, class MS, class IP, class T, int W>
+inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const SegmentParams<T>& sp,
+                          const EnsembleArrays<T>& a, std::int64_t i0, int valid) {
+  using P = Pack<T, W>;
+  using Msk = Mask<T, W>;
+  using KV = typename StepLanes<W>::V;
+  constexpr int d = MP::dof;
+  static_assert(MS::dof == d, "scalar and pack model must match");
+  const std::int64_t n = sp.n;
+  const T h = sp.h;
+  const std::int64_t end_step = sp.end_step;
+  const int coord = sp.section_coord;
+  const T value = sp.section_value;
+
+  std::int64_t crossings[W], recorded[W];
+  int hits[W];
+  std::int32_t status[W];
+  KV k = KV{} + end_step;  // lanes beyond `valid` count as finished
+  Msk active = Msk::all(false);
+  for (int l = 0; l < valid; ++l) {
+    const std::int64_t i = i0 + l;
+    a.hit_count[i] = 0;
+    k[l] = a.step[i];
+    crossings[l] = a.crossings[i];
+    recorded[l] = a.recorded[i];
+    hits[l] = 0;
+    status[l] = a.status[i];
+    active.set(l, status[l] == kStatusOk && k[l] < end_step);
+  }
+  if (!active.any()) return;
+
+  Phase<P, d> s;
+  for (int c = 0; c < d; ++c) {
+    s.q[c] = load_lanes<T, W>(a.state + c * n + i0, valid);
+    s.p[c] = load_lanes<T, W>(a.state + (d + c) * n + i0, valid);
+  }
+  refresh_force(mp, s);
+  const P e0 = load_lanes<T, W>(a.energy0 + i0, valid);
+  P emax = load_lanes<T, W>(a.energy_error + i0, valid);
+  P g_prev = component(s, coord) - P(value);
+  const P escape2(sp.escape_radius2);
+  const bool escape_on = sp.escape_radius2 > T(0);
+  const bool plane = sp.section_kind == kSectionPlane;
+  const bool strobe = sp.section_kind == kSectionStroboscopic;
+
+  while (active.any()) {
+    const Phase<P, d> prev = s;
+    ip.step(mp, s, P(h));
+    const P de = abs(energy(mp, s.q, s.p) - e0);
+    const Msk moved = active & finite_lanes(de);
+    Msk stop = !moved;  // lanes that do not continue after this step
+    if (!moved.all()) {
+      // Some lane stopped earlier or just produced a non-finite energy: keep their old state.
+      s = select_phase(moved, s, prev);
+      const Msk froze = active & !moved;
+      if (froze.any())
+        for (int l = 0; l < valid; ++l)
+          if (froze[l]) status[l] = kStatusNonFinite;
+    }
+    emax = select(moved, max_of(emax, de), emax);
+    k -= __builtin_convertvector(moved.v, KV);  // +1 where moved (mask lanes are -1)
+
+    if (plane) {
+      const P g = component(s, coord) - P(value);
+      const P zero(T(0));
+      const Msk up = (g_prev < zero) & (g >= zero);
+      const Msk down = (g_prev > zero) & (g <= zero);
+      const int dir = sp.section_direction;
+      const Msk crossed = (dir == kDirUp ? up : (dir == kDirDown ? down : (up | down))) & moved;
+      g_prev = select(moved, g, g_prev);
+      if (crossed.any()) {
+        for (int l = 0; l < valid; ++l) {
+          if (!crossed[l]) continue;
+          const Phase<T, d> p0 = extract_lane(prev, l);
+          const Phase<T, d> p1 = extract_lane(s, l);
+          Vec<T, 2 * d> x_hit;
+          const T th = locate_crossing(ms, p0, p1, coord, value, h, x_hit);
+          if (record_hit(a, sp, i0 + l, (T(k[l] - 1) + th) * h, x_hit, crossings[l], recorded[l],
+                         hits[l]))
+            stop.set(l, true);  // buffer full: pause until drained
+        }
+      }
+    } else if (strobe) {
+      for (int l = 0; l < valid; ++l) {
+        if (!moved[l] || k[l] % sp.stroboscopic_every != 0) continue;
+        Vec<T, 2 * d> x_hit;
+        for (int c = 0; c < d; ++c) {
+          x_hit[c] = s.q[c][l];
+          x_hit[d + c] = s.p[c][l];
+        }
+        if (record_hit(a, sp, i0 + l, T(k[l]) * h, x_hit, crossings[l], recorded[l], hits[l]))
+          stop.set(l, true);
+      }
+    }
+    if (escape_on) {
+      const Msk out = moved & (norm2(s.q) > escape2);
+      if (out.any())
+        for (int l = 0; l < valid; ++l)
+          if (out[l]) {
+            status[l] = kStatusEscaped;
+            stop.set(l, true);
+          }
+    }
+    const KV more = k < end_step;  // -1 where steps remain
+    active = Msk{active.v & ~stop.v & __builtin_convertvector(more, typename Msk::V)};
+  }
+
+  for (int c = 0; c < d; ++c) {
+    store_lanes(s.q[c], a.state + c * n + i0, valid);
+    store_lanes(s.p[c], a.state + (d + c) * n + i0, valid);
+  }
+  store_lanes(emax, a.energy_error + i0, valid);
+  for (int l = 0; l < valid; ++l) {
+    const std::int64_t i = i0 + l;
+    a.step[i] = k[l];
+    a.status[i] = status[l];
+    a.crossings[i] = crossings[l];
+    a.recorded[i] = recorded[l];
+    a.hit_count[i] = hits[l];
+  }
+}
+
+}  // namespace vigor::kernels
