@@ -52,8 +52,7 @@ void print_params(const std::vector<kernels::ParamSpec>& ps) {
 int list() {
   std::printf("models:\n");
   for (const auto& m : model_infos()) {
-    std::printf("  %s  (dof %d)\n    %s\n    state:", m.name.c_str(), m.dof,
-                m.description.c_str());
+    std::printf("  %s  (dof %d)\n    %s\n    state:", m.name.c_str(), m.dof, m.description.c_str());
     for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
     std::printf("\n");
     if (!m.params.empty()) {
@@ -63,8 +62,8 @@ int list() {
   }
   std::printf("integrators:\n");
   for (const auto& i : integrator_infos()) {
-    std::printf("  %s  (order %d, %s, %s)\n    %s\n    reference: %s\n", i.name.c_str(),
-                i.order, i.symplectic ? "symplectic" : "not symplectic",
+    std::printf("  %s  (order %d, %s, %s)\n    %s\n    reference: %s\n", i.name.c_str(), i.order,
+                i.symplectic ? "symplectic" : "not symplectic",
                 i.is_explicit ? "explicit" : "implicit", i.description.c_str(),
                 i.reference.c_str());
     if (!i.options.empty()) {
@@ -92,6 +91,8 @@ Args parse_args(int argc, char** argv) {
   std::vector<std::string> v(argv + 1, argv + argc);
   if (v.empty()) throw JobError("command", "missing (expected run, validate or list)");
   a.command = v[0];
+  if (a.command == "list" && v.size() > 1)
+    throw JobError("command", "list takes no arguments, got \"" + v[1] + "\"");
   for (std::size_t k = 1; k < v.size(); ++k) {
     const std::string& s = v[k];
     auto value = [&](const char* name) -> std::string {
@@ -147,7 +148,8 @@ int cli_main(int argc, char** argv) {
     const Args a = parse_args(argc, argv);
     if (a.command == "list") return list();
     if (a.command != "run" && a.command != "validate")
-      throw JobError("command", "unknown command \"" + a.command + "\" (expected run, validate or list)");
+      throw JobError("command",
+                     "unknown command \"" + a.command + "\" (expected run, validate or list)");
     if (a.job.empty()) throw JobError("command", a.command + " needs a job file");
     const Job job = load_job(a.job, a.overrides);
     if (a.command == "validate") {

@@ -7,6 +7,7 @@
 #include "host/job.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -25,7 +26,6 @@
 #include "kernels/sections.hpp"
 
 namespace vigor::host {
-
 
 // Reading helpers shared with host/ensemble.cpp (declared there: job.hpp's interface is fixed).
 namespace job_detail {
@@ -189,6 +189,9 @@ constexpr std::int64_t kMaxSteps = 1'000'000'000'000'000;
 /// Default steps per segment: sections are drained and progress reported this often.
 constexpr std::int64_t kDefaultSegmentSteps = 10'000;
 constexpr std::int64_t kMaxNewtonIterations = 100;
+/// Largest job file read: far beyond any hand-written job (about 700 000 explicit rows of a
+/// two-degree-of-freedom model); larger ensembles are generated with box or random_box.
+constexpr std::size_t kMaxJobBytes = std::size_t(64) << 20;
 
 std::vector<std::string> spec_names(const std::vector<kernels::ParamSpec>& specs) {
   std::vector<std::string> names;
@@ -208,17 +211,25 @@ std::vector<std::string> integrator_names() {
   return names;
 }
 
-/// Rejects duplicate object keys while parsing: nlohmann keeps only the last one, so
-/// {"dt": 0.1, "dt": 1} would silently drop a value the user wrote.
+/// Deepest nesting of arrays and objects a job file may use. Job files need four levels; the cap
+/// keeps everything that walks the parsed value recursively (nlohmann's dump and copy, the
+/// readers) far from the end of the stack.
+constexpr std::size_t kMaxNesting = 64;
+
+/// Checks the JSON while it is parsed: rejects duplicate object keys (nlohmann keeps only the last
+/// one, so {"dt": 0.1, "dt": 1} would silently drop a value the user wrote) and nesting deeper than
+/// kMaxNesting, and knows the key path being read, for the messages of parse errors.
 class DuplicateKeyCheck {
  public:
   bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
     switch (event) {
       case Json::parse_event_t::object_start:
         frames_.push_back({true, {}, 0, {}});
+        check_depth();
         break;
       case Json::parse_event_t::array_start:
         frames_.push_back({false, {}, 0, {}});
+        check_depth();
         break;
       case Json::parse_event_t::key: {
         Frame& f = frames_.back();
@@ -258,8 +269,34 @@ class DuplicateKeyCheck {
     if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
   }
 
+  // Thrown from inside the parser, before the value is complete: nothing recursive has seen it.
+  void check_depth() const {
+    if (frames_.size() > kMaxNesting)
+      fail("job", "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
+
   std::vector<Frame> frames_;
 };
+
+/// The NaN / Infinity literal (any case, optionally signed) that the parser stopped in, or "".
+/// `byte` is nlohmann's count of characters read: the offending one is text[byte - 1].
+std::string non_finite_literal(const std::string& text, std::size_t byte) {
+  if (byte == 0 || byte > text.size()) return {};
+  auto word = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '+' || ch == '-' || ch == '.';
+  };
+  std::size_t begin = byte - 1;
+  if (!word(text[begin])) return {};
+  while (begin > 0 && word(text[begin - 1])) --begin;
+  std::size_t end = byte;
+  while (end < text.size() && word(text[end])) ++end;
+  const std::string literal = text.substr(begin, end - begin);
+  std::string bare = literal;
+  if (!bare.empty() && (bare[0] == '+' || bare[0] == '-')) bare.erase(0, 1);
+  for (char& ch : bare) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (bare == "nan" || bare == "inf" || bare == "infinity") return literal;
+  return {};
+}
 
 BackendKind parse_backend(const std::string& s, const std::string& path, const std::string& shown) {
   if (s == "auto") return BackendKind::kAuto;
@@ -411,6 +448,54 @@ void parse_section(const Json& top, const ModelInfo& model, Job& job) {
   job.has_section = true;
 }
 
+/// " is 0 in float precision" style checks of one value converted to the run's float.
+void check_float_value(double x, const std::string& path, bool positive) {
+  const float f = float(x);
+  if (!std::isfinite(f))
+    fail(path, format_number(x) + " is beyond the range of a float (3.4e38) in float precision");
+  if (positive && !(f > 0)) fail(path, format_number(x) + " is 0 in float precision");
+}
+
+/// Everything the kernels compute from the job must still be usable in the precision the run
+/// will use (after --precision): a value that is fine in double may round to 0 or overflow in
+/// float, and the kernels would then run on an infinite mass or a zero time step.
+void check_run_precision(const ModelInfo& model, Job& job) {
+  const bool as_float = job.precision == Precision::kFloat;
+  const char* precision = as_float ? "float" : "double";
+  // The kernels compare |q|^2 with the squared radius, computed in double and then converted.
+  if (job.escape_radius > 0) {
+    const double r2 = job.escape_radius * job.escape_radius;
+    const double r2_run = as_float ? double(float(r2)) : r2;
+    if (!std::isfinite(r2_run) || !(r2_run > 0))
+      fail("escape_radius", format_number(job.escape_radius) + " squared is " +
+                                format_number(r2_run) + " in " + precision +
+                                " precision; use a radius whose square is finite and > 0");
+  }
+  if (!as_float) return;
+
+  check_float_value(job.dt, "integrator.dt", true);
+  for (std::size_t i = 0; i < model.params.size(); ++i)
+    check_float_value(job.params[i], join("model.params", model.params[i].name),
+                      model.params[i].rule == kernels::Rule::kPositive ||
+                          model.params[i].rule == kernels::Rule::kCount);
+  if (const IntegratorInfo* integrator = find_integrator(job.integrator))
+    for (std::size_t i = 0; i < integrator->options.size() && i < job.options.size(); ++i)
+      check_float_value(job.options[i], join("integrator", integrator->options[i].name),
+                        integrator->options[i].rule == kernels::Rule::kPositive ||
+                            integrator->options[i].rule == kernels::Rule::kCount);
+  for (int i = 0; i < model.dof; ++i) {
+    const double w = model.inv_mass(job.params.data(), i);
+    if (!std::isfinite(float(w)) || !(float(w) > 0))
+      fail("model.params", "give inverse mass " + format_number(w) + " for " +
+                               model.state_names[i] +
+                               ", beyond the range of a float (it must be finite and > 0 in float "
+                               "precision); check the parameter sizes");
+  }
+  if (job.has_section && job.section.kind == kernels::kSectionPlane)
+    check_float_value(job.section.value, "section.value", false);
+  check_initial_states(job.ensemble, model, job.params, true);
+}
+
 }  // namespace
 
 Job parse_job(const std::string& text, const Overrides& overrides) {
@@ -431,6 +516,12 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
     fail(check.path().empty() ? "job" : check.path(),
          "must be a finite number, got " + literal + " (beyond the range of a double)");
   } catch (const nlohmann::json::parse_error& e) {
+    // NaN and Infinity are what people (and other tools) write for non-finite numbers; nlohmann
+    // only sees an invalid literal, but the checker knows which key was being read.
+    const std::string literal = non_finite_literal(text, e.byte);
+    if (!literal.empty())
+      fail(check.path().empty() ? "job" : check.path(),
+           "must be a finite number; NaN and Infinity are not JSON numbers, got " + literal);
     // Keep nlohmann's position and reason; drop its internal "[json.exception.parse_error.101] ".
     std::string what = e.what();
     if (!what.empty() && what[0] == '[') {
@@ -493,19 +584,37 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   if (!overrides.precision.empty())
     job.precision =
         parse_precision(overrides.precision, "--precision", show(Json(overrides.precision)));
+  check_run_precision(model, job);
   return job;
 }
 
 Job load_job(const std::string& path, const Overrides& overrides) {
+  namespace fs = std::filesystem;
+  const std::string shown = "\"" + path + "\"";
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    fail("job", "cannot read job file \"" + path + "\": it is a directory");
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status))
+    fail("job", "cannot read job file " + shown + ": it is a directory");
+  // A device or a pipe (/dev/zero, /dev/stdin) would be read without end: only plain files.
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    fail("job", shown + " is not a regular file");
+  if (fs::is_regular_file(status)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxJobBytes)
+      fail("job", shown + " is larger than 64 MiB (" + std::to_string(size) +
+                      " bytes); generate large ensembles with box or random_box");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("job", "cannot read job file \"" + path + "\": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) fail("job", "cannot read job file \"" + path + "\": read error");
-  return parse_job(text.str(), overrides);
+  if (!in) fail("job", "cannot read job file " + shown + ": " + std::strerror(errno));
+  // Chunked, and bounded again in case the file grew since it was looked at.
+  std::string text;
+  std::vector<char> chunk(std::size_t(1) << 20);
+  while (in.read(chunk.data(), std::streamsize(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), std::size_t(in.gcount()));
+    if (text.size() > kMaxJobBytes) fail("job", shown + " is larger than 64 MiB");
+  }
+  if (in.bad()) fail("job", "cannot read job file " + shown + ": read error");
+  return parse_job(text, overrides);
 }
 
 }  // namespace vigor::host

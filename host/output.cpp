@@ -1,9 +1,13 @@
 #include "host/output.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
@@ -68,41 +72,98 @@ bool holds_anything(const fs::path& p) {
   return fs::exists(p, ec) && !(fs::is_directory(p, ec) && fs::is_empty(p, ec));
 }
 
+/// The target as given, lexically normalised, without a trailing separator ("res/" is "res").
+fs::path normalised(const std::string& target) {
+  fs::path p = fs::path(target).lexically_normal();
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+  return p;
+}
+
+/// Renames `from` to `to` unless `to` exists (atomically where the system can). Returns false
+/// without touching anything when `to` exists.
+bool rename_no_replace(const fs::path& from, const fs::path& to, std::error_code& ec) {
+  ec.clear();
+#if defined(RENAME_NOREPLACE)
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno == EEXIST) return false;
+  if (errno != EINVAL && errno != ENOSYS) {
+    ec = std::error_code(errno, std::generic_category());
+    return true;
+  }
+  // The file system cannot rename without replacing: check, then rename.
+#endif
+  if (fs::exists(fs::symlink_status(to, ec))) return false;
+  fs::rename(from, to, ec);
+  return true;
+}
+
 }  // namespace
 
-OutputDir::OutputDir(const std::string& target, bool force) : target_(target), force_(force) {
+OutputDir::OutputDir(const std::string& target, bool force)
+    : target_(normalised(target)), force_(force) {
   std::error_code ec;
+  const std::string shown = "\"" + target + "\"";
+  if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
+    throw JobError("output.dir", shown + " exists and is not a directory");
   if (holds_anything(target_) && !force_)
     throw JobError("output.dir",
-                   "\"" + target + "\" already exists and is not empty; pass --force to replace it");
-  if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
-    throw JobError("output.dir", "\"" + target + "\" exists and is not a directory");
+                   shown + " already exists and is not empty; pass --force to replace it");
+  target_was_empty_dir_ = fs::is_directory(target_, ec);
+  const std::string leaf = target_.filename().string();
+  if (leaf.empty() || leaf == "." || leaf == "..")
+    throw JobError("output.dir", shown + " does not name a directory to create");
   fs::path parent = target_.parent_path();
   if (parent.empty()) parent = ".";
-  fs::create_directories(parent, ec);
-  if (ec)
-    throw JobError("output.dir", "cannot create \"" + parent.string() + "\": " + ec.message());
-  std::string leaf = target_.filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..")
-    throw JobError("output.dir", "\"" + target + "\" does not name a directory to create");
-  temp_ = parent / ("." + leaf + ".partial-" + std::to_string(::getpid()));
-  fs::remove_all(temp_, ec);
-  if (!fs::create_directory(temp_, ec) || ec)
-    throw JobError("output.dir", "cannot write in \"" + parent.string() + "\": " +
-                                     (ec ? ec.message() : std::string("permission denied")));
+  // The ancestors that do not exist yet are created here, and removed again if the run fails.
+  for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    created_.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  try {
+    fs::create_directories(parent, ec);
+    if (ec)
+      throw JobError("output.dir", "cannot create \"" + parent.string() + "\": " + ec.message());
+    temp_ = parent / ("." + leaf + ".partial-" + std::to_string(::getpid()));
+    fs::remove_all(temp_, ec);
+    if (!fs::create_directory(temp_, ec) || ec)
+      throw JobError("output.dir", "cannot write in \"" + parent.string() + "\": " +
+                                       (ec ? ec.message() : std::string("permission denied")));
+  } catch (...) {
+    discard();
+    throw;
+  }
 }
 
 OutputDir::~OutputDir() {
-  if (!committed_) {
-    std::error_code ec;
-    fs::remove_all(temp_, ec);
-  }
+  if (!committed_) discard();
+}
+
+void OutputDir::discard() noexcept {
+  std::error_code ec;
+  if (!temp_.empty()) fs::remove_all(temp_, ec);
+  // Deepest first; fs::remove leaves a directory that something else has put files into.
+  for (const auto& p : created_) fs::remove(p, ec);
 }
 
 void OutputDir::commit() {
   std::error_code ec;
+  const std::string shown = "\"" + target_.string() + "\"";
+  if (!force_ && !target_was_empty_dir_) {
+    // Nothing was there at the start: never replace what appeared since.
+    if (!rename_no_replace(temp_, target_, ec))
+      throw std::runtime_error(shown +
+                               " appeared during the run and is left untouched (pass --force to "
+                               "replace it); the results were discarded");
+    if (ec) throw std::runtime_error("cannot move results into " + shown + ": " + ec.message());
+    committed_ = true;
+    return;
+  }
+  if (!force_ && holds_anything(target_))
+    throw std::runtime_error(shown +
+                             " was filled during the run and is left untouched (pass --force to "
+                             "replace it); the results were discarded");
   fs::path old;
-  if (fs::exists(target_, ec)) {
+  if (fs::exists(fs::symlink_status(target_, ec))) {
     // Move the previous results aside first, so a failure below still leaves one complete copy.
     old = target_;
     old += ".old-" + std::to_string(::getpid());
@@ -124,36 +185,176 @@ void HitStore::append(const HitBlock& b) {
   values.insert(values.end(), b.values.begin(), b.values.end());
 }
 
-void write_sections_csv(const fs::path& file, const HitStore& hits,
-                        const std::vector<std::string>& state_names, std::int64_t n,
-                        bool float_precision) {
-  // Hits arrive in drain order (chronological per trajectory); a stable counting sort by
-  // trajectory gives the contract's order without comparing times.
-  std::vector<std::int64_t> start(std::size_t(n) + 1, 0);
-  for (auto t : hits.trajectory) ++start[std::size_t(t) + 1];
-  for (std::int64_t i = 0; i < n; ++i) start[i + 1] += start[i];
-  std::vector<std::int64_t> order(hits.size());
-  {
-    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
-    for (std::size_t k = 0; k < hits.size(); ++k) order[next[hits.trajectory[k]]++] = k;
+HitSpill::HitSpill(fs::path file, int dim, std::int64_t n)
+    : file_(std::move(file)), dim_(dim), n_(n), counts_(std::size_t(n), 0) {
+  f_ = std::fopen(file_.c_str(), "wb");
+  if (!f_) throw std::runtime_error("cannot write " + file_.string() + ": " + std::strerror(errno));
+  buf_.reserve(std::size_t(4) << 20);
+}
+
+HitSpill::~HitSpill() { remove(); }
+
+void HitSpill::flush() {
+  if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
+    throw std::runtime_error("cannot write " + file_.string() + " (disk full?)");
+  buf_.clear();
+}
+
+void HitSpill::append(const HitBlock& b) {
+  if (!f_) throw std::logic_error("HitSpill::append after finish()");
+  if (b.trajectory.empty()) return;
+  if (b.dim != dim_)
+    throw std::logic_error("HitSpill::append: blocks of " + std::to_string(b.dim) +
+                           " components, expected " + std::to_string(dim_));
+  const std::size_t w = std::size_t(dim_) + 1;
+  const std::size_t rec = record_bytes();
+  for (std::size_t k = 0; k < b.trajectory.size(); ++k) {
+    const std::int64_t t = b.trajectory[k];
+    if (t < 0 || t >= n_)
+      throw std::runtime_error("hit of trajectory " + std::to_string(t) + " in a run of " +
+                               std::to_string(n_));
+    if (buf_.size() + rec > buf_.capacity()) flush();
+    const std::size_t at = buf_.size();
+    buf_.resize(at + rec);
+    std::memcpy(buf_.data() + at, &t, sizeof t);
+    std::memcpy(buf_.data() + at + sizeof t, b.values.data() + k * w, w * sizeof(double));
+    ++counts_[std::size_t(t)];
+    ++total_;
   }
-  const int w = hits.dim + 1;
+}
+
+void HitSpill::finish() {
+  if (!f_) return;
+  flush();
+  const int rc = std::fclose(f_);
+  f_ = nullptr;
+  if (rc != 0) throw std::runtime_error("cannot write " + file_.string() + " (disk full?)");
+}
+
+void HitSpill::remove() noexcept {
+  if (f_) {
+    std::fclose(f_);
+    f_ = nullptr;
+  }
+  std::error_code ec;
+  if (!file_.empty()) fs::remove(file_, ec);
+}
+
+namespace {
+
+/// Reads a finished spill file record by record, in chunks.
+class SpillReader {
+ public:
+  explicit SpillReader(const HitSpill& spill)
+      : f_(std::fopen(spill.file().c_str(), "rb")),
+        path_(spill.file()),
+        words_(spill.record_bytes() / sizeof(double)) {
+    if (!f_)
+      throw std::runtime_error("cannot read " + path_.string() + ": " + std::strerror(errno));
+    // A whole number of records, in 8-byte words: the trajectory id, then t and the state.
+    buf_.resize(std::max<std::size_t>(1, (std::size_t(1) << 19) / words_) * words_);
+  }
+  ~SpillReader() { std::fclose(f_); }
+  SpillReader(const SpillReader&) = delete;
+  SpillReader& operator=(const SpillReader&) = delete;
+
+  /// Calls f(trajectory, const double* values) for every record, in file order.
+  template <class F>
+  void for_each(std::int64_t expected, F&& f) {
+    std::rewind(f_);
+    std::int64_t seen = 0;
+    for (;;) {
+      const std::size_t got = std::fread(buf_.data(), sizeof(double), buf_.size(), f_);
+      if (got % words_ != 0) break;
+      for (std::size_t at = 0; at < got; at += words_) {
+        std::int64_t t;
+        std::memcpy(&t, &buf_[at], sizeof t);
+        f(t, &buf_[at + 1]);
+        ++seen;
+      }
+      if (got < buf_.size()) break;
+    }
+    if (std::ferror(f_) || seen != expected)
+      throw std::runtime_error("cannot read " + path_.string() + " back (" + std::to_string(seen) +
+                               " of " + std::to_string(expected) + " records)");
+  }
+
+ private:
+  std::FILE* f_;
+  fs::path path_;
+  std::size_t words_;
+  std::vector<double> buf_;
+};
+
+void write_row(CsvWriter& out, std::int64_t trajectory, std::int64_t crossing, const double* v,
+               int w, bool float_precision) {
+  out.integer(trajectory);
+  out.sep();
+  out.integer(crossing);
+  for (int c = 0; c < w; ++c) {
+    out.sep();
+    out.real(v[c], float_precision);
+  }
+  out.endl();
+}
+
+}  // namespace
+
+void write_sections_csv(const fs::path& file, const HitSpill& hits,
+                        const std::vector<std::string>& state_names, bool float_precision,
+                        std::size_t memory_budget) {
+  const std::int64_t n = hits.trajectories();
+  const int w = hits.dim() + 1;
+  const auto& counts = hits.counts();
   CsvWriter out(file);
   out.text("trajectory,crossing,t");
   for (const auto& s : state_names) out.text("," + s);
   out.endl();
-  for (std::int64_t i = 0; i < n; ++i) {
-    for (std::int64_t r = start[i]; r < start[i + 1]; ++r) {
-      const double* v = &hits.values[std::size_t(order[r]) * w];
-      out.integer(i);
-      out.sep();
-      out.integer(r - start[i]);
-      for (int c = 0; c < w; ++c) {
-        out.sep();
-        out.real(v[c], float_precision);
-      }
-      out.endl();
+  if (hits.total() == 0) {
+    out.close();
+    return;
+  }
+  SpillReader reader(hits);
+  // Records per pass: values only (the trajectory is implied by the position).
+  const std::int64_t budget_records =
+      std::max<std::int64_t>(1, std::int64_t(memory_budget / (std::size_t(w) * sizeof(double))));
+  std::vector<double> values;
+  std::vector<std::int64_t> start;  // offsets of the range's trajectories, then their cursors
+  for (std::int64_t a = 0; a < n;) {
+    // The range [a, b): as many trajectories as fit in the budget, at least one.
+    std::int64_t b = a, records = 0;
+    while (b < n && (b == a || records + counts[std::size_t(b)] <= budget_records))
+      records += counts[std::size_t(b++)];
+    if (records == 0) {
+      a = b;
+      continue;
     }
+    if (records > budget_records) {
+      // One trajectory alone beyond the budget: its records are in order in the file already.
+      std::int64_t crossing = 0;
+      reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+        if (t == a) write_row(out, t, crossing++, v, w, float_precision);
+      });
+      a = b;
+      continue;
+    }
+    // Counting sort of the range: offsets from the counts, then one read placing each record.
+    // Stable, so each trajectory keeps its drain order, which is chronological.
+    start.assign(std::size_t(b - a) + 1, 0);
+    for (std::int64_t i = a; i < b; ++i)
+      start[std::size_t(i - a) + 1] = start[std::size_t(i - a)] + counts[std::size_t(i)];
+    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
+    values.resize(std::size_t(records) * std::size_t(w));
+    reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+      if (t < a || t >= b) return;
+      std::memcpy(&values[std::size_t(next[std::size_t(t - a)]++) * std::size_t(w)], v,
+                  std::size_t(w) * sizeof(double));
+    });
+    for (std::int64_t i = a; i < b; ++i)
+      for (std::int64_t r = start[std::size_t(i - a)]; r < start[std::size_t(i - a) + 1]; ++r)
+        write_row(out, i, r - start[std::size_t(i - a)], &values[std::size_t(r) * std::size_t(w)],
+                  w, float_precision);
+    a = b;
   }
   out.close();
 }

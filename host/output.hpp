@@ -3,6 +3,8 @@
 /// written under a temporary name beside the target and renamed into place only at the end.
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,11 +18,13 @@ namespace vigor::host {
 
 /// A results directory being written. Construction checks the target and creates the temporary
 /// directory (so an unwritable location fails before any compute); commit() renames it into
-/// place; destruction without commit() removes the temporary directory, leaving nothing behind.
+/// place; destruction without commit() removes the temporary directory and every parent directory
+/// the constructor created, leaving nothing behind.
 class OutputDir {
  public:
-  /// Throws JobError("output.dir", …) when the target holds results and `force` is false, or when
-  /// the location cannot be written.
+  /// `target` is normalised lexically ("res/" and "res/." are "res"). Throws
+  /// JobError("output.dir", …) when the target is not a directory, holds results and `force` is
+  /// false, or when the location cannot be written.
   OutputDir(const std::string& target, bool force);
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
@@ -28,16 +32,23 @@ class OutputDir {
 
   const std::filesystem::path& temp() const { return temp_; }
   const std::filesystem::path& target() const { return target_; }
+  /// Renames the results into place. Without `force`, a target that appeared (or was filled)
+  /// since construction is left untouched and std::runtime_error names it.
   void commit();
 
  private:
+  void discard() noexcept;
+
   std::filesystem::path target_;
   std::filesystem::path temp_;
+  std::vector<std::filesystem::path> created_;  ///< parents created here, deepest first
   bool force_ = false;
+  bool target_was_empty_dir_ = false;  ///< without force: the target was an empty directory
   bool committed_ = false;
 };
 
-/// All recorded hits of a run, kept in drain order and sorted by trajectory when written.
+/// All recorded hits of a run, kept in memory in drain order (tests and tools that drive an
+/// Engine directly; the run loop spills to disk instead, see HitSpill).
 struct HitStore {
   int dim = 0;
   std::vector<std::int64_t> trajectory;
@@ -46,10 +57,54 @@ struct HitStore {
   std::size_t size() const { return trajectory.size(); }
 };
 
-/// sections.csv: trajectory,crossing,t,<state names> ordered by trajectory then crossing.
-void write_sections_csv(const std::filesystem::path& file, const HitStore& hits,
-                        const std::vector<std::string>& state_names, std::int64_t n,
-                        bool float_precision);
+/// The hits of a run, appended to a binary file as they are drained, so that memory holds only
+/// the per-trajectory counts. Records in drain order: trajectory (int64), then t and the state
+/// ((1 + dim) doubles), native byte order. The file is removed by remove() or the destructor.
+class HitSpill {
+ public:
+  /// Creates `file`; throws std::runtime_error when it cannot be written.
+  HitSpill(std::filesystem::path file, int dim, std::int64_t n);
+  ~HitSpill();
+  HitSpill(const HitSpill&) = delete;
+  HitSpill& operator=(const HitSpill&) = delete;
+
+  /// Appends a drained block (throws std::runtime_error on a write error or a trajectory id
+  /// outside [0, n)).
+  void append(const HitBlock& b);
+  /// Flushes and closes the file for reading; append() is not allowed afterwards.
+  void finish();
+  /// Closes and deletes the file.
+  void remove() noexcept;
+
+  int dim() const { return dim_; }
+  std::int64_t trajectories() const { return n_; }
+  std::int64_t total() const { return total_; }
+  const std::vector<std::int64_t>& counts() const { return counts_; }
+  const std::filesystem::path& file() const { return file_; }
+  std::size_t record_bytes() const { return sizeof(std::int64_t) + std::size_t(dim_ + 1) * 8; }
+
+ private:
+  void flush();
+
+  std::filesystem::path file_;
+  int dim_ = 0;
+  std::int64_t n_ = 0;
+  std::int64_t total_ = 0;
+  std::vector<std::int64_t> counts_;
+  std::FILE* f_ = nullptr;
+  std::vector<char> buf_;
+};
+
+/// Memory the sections.csv writer may use for the records it sorts (beyond the counts).
+inline constexpr std::size_t kSectionsSortBudget = std::size_t(1) << 30;
+
+/// sections.csv: trajectory,crossing,t,<state names> ordered by trajectory then crossing (drain
+/// order within a trajectory, which is chronological). A counting sort over the finished spill
+/// file: in memory when the records fit in `memory_budget` bytes, else in passes over ranges of
+/// trajectories, each reading the file once. Throws std::runtime_error on I/O errors.
+void write_sections_csv(const std::filesystem::path& file, const HitSpill& hits,
+                        const std::vector<std::string>& state_names, bool float_precision,
+                        std::size_t memory_budget = kSectionsSortBudget);
 
 /// final.csv: trajectory,t,<state names>,energy_error_max,crossings,status.
 void write_final_csv(const std::filesystem::path& file, const FinalData& f, double dt,

@@ -34,16 +34,20 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
 
 }  // namespace
 
-RunResult run_ensemble(const Job& job, const RunOptions& options) {
+std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options) {
+  return make_engine(make_request(job, options), resolve_backend(job.backend));
+}
+
+RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine,
+                       const HitSink& sink) {
   const auto t0 = Clock::now();
   RunResult res;
-  const BackendKind backend = resolve_backend(job.backend);
-  auto engine = make_engine(make_request(job, options), backend);
-  res.backend = engine->backend_name();
-  res.device = engine->device_name();
+  res.backend = engine.backend_name();
+  res.device = engine.device_name();
+  res.simd_lanes = engine.simd_lanes();
   const std::int64_t n = job.ensemble.count;
-  engine->upload(job.ensemble.state, n);
-  res.hit_capacity = engine->hit_capacity();
+  engine.upload(job.ensemble.state, n);
+  res.hit_capacity = engine.hit_capacity();
 
   HitBlock block;
   auto last_report = Clock::now();
@@ -51,11 +55,15 @@ RunResult run_ensemble(const Job& job, const RunOptions& options) {
     const std::int64_t end = std::min(job.steps, done + job.segment_steps);
     // Relaunch while any trajectory paused on a full section buffer; the others return at once.
     for (;;) {
-      engine->launch(end);
+      engine.launch(end);
       ++res.launches;
       block.clear();
-      const std::int64_t full = engine->drain(block);
-      res.hits.append(block);
+      const std::int64_t full = engine.drain(block);
+      res.hits += std::int64_t(block.trajectory.size());
+      if (sink && !block.trajectory.empty()) {
+        if (block.dim == 0) block.dim = engine.dim();
+        sink(block);
+      }
       if (full == 0) break;
     }
     done = end;
@@ -64,23 +72,33 @@ RunResult run_ensemble(const Job& job, const RunOptions& options) {
         seconds_since(t0) > 2.0) {
       const double el = seconds_since(t0);
       const double rate = double(done) * double(n) / std::max(el, 1e-9);
-      std::fprintf(stderr, "vigor: step %lld/%lld (%.0f%%), %.3g traj-steps/s, %zu crossings, "
-                           "ETA %.0f s\n",
+      std::fprintf(stderr,
+                   "vigor: step %lld/%lld (%.0f%%), %.3g traj-steps/s, %lld crossings, "
+                   "ETA %.0f s\n",
                    static_cast<long long>(done), static_cast<long long>(job.steps),
-                   100.0 * double(done) / double(job.steps), rate, res.hits.size(),
+                   100.0 * double(done) / double(job.steps), rate, static_cast<long long>(res.hits),
                    el * double(job.steps - done) / double(done));
       last_report = Clock::now();
     }
   }
-  res.final = engine->download();
-  res.kernel_seconds = engine->kernel_seconds();
+  res.final = engine.download();
+  res.kernel_seconds = engine.kernel_seconds();
   res.wall_seconds = seconds_since(t0);
-  if (res.hits.dim == 0) res.hits.dim = engine->dim();
   return res;
 }
 
-nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options,
-                                    const RunResult& r) {
+RunResult run_ensemble(const Job& job, const RunOptions& options, HitStore* hits) {
+  const auto t0 = Clock::now();
+  auto engine = build_engine(job, options);
+  if (hits && hits->dim == 0) hits->dim = engine->dim();
+  HitSink sink;
+  if (hits) sink = [hits](const HitBlock& b) { hits->append(b); };
+  RunResult res = run_ensemble(job, options, *engine, sink);
+  res.wall_seconds = seconds_since(t0);  // engine construction included, as before
+  return res;
+}
+
+nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options, const RunResult& r) {
   const std::int64_t n = job.ensemble.count;
   std::int64_t traj_steps = 0, crossings = 0, recorded = 0;
   double emax = 0.0;
@@ -100,6 +118,7 @@ nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options,
   s["integrator"] = job.integrator;
   s["backend"] = r.backend;
   s["device"] = r.device;
+  if (r.backend == "cpu") s["cpu_simd_lanes"] = r.simd_lanes;
   s["precision"] = job.precision == Precision::kFloat ? "float" : "double";
   if (options.threads > 0) s["threads"] = options.threads;
   s["trajectories"] = n;
@@ -130,13 +149,23 @@ nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options,
 }
 
 nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force) {
+  // The engine before anything on disk: a missing device must not leave directories behind.
+  const auto t0 = Clock::now();
+  auto engine = build_engine(job, options);
   OutputDir out(job.output_dir, force);  // fails before any compute if the target is unusable
-  const RunResult r = run_ensemble(job, options);
+  const auto n = job.ensemble.count;
+  // Hits go to disk as they are drained: memory holds only the per-trajectory counts.
+  HitSpill spill(out.temp() / "hits.spill", engine->dim(), n);
+  RunResult r =
+      run_ensemble(job, options, *engine, [&spill](const HitBlock& b) { spill.append(b); });
+  engine.reset();  // device memory back before the outputs are written
+  r.wall_seconds = seconds_since(t0);
+  spill.finish();
   const ModelInfo* model = find_model(job.model);
   const bool as_float = job.precision == Precision::kFloat;
-  const auto n = job.ensemble.count;
   // Always present (header only without a section), so scripts can rely on the file.
-  write_sections_csv(out.temp() / "sections.csv", r.hits, model->state_names, n, as_float);
+  write_sections_csv(out.temp() / "sections.csv", spill, model->state_names, as_float);
+  spill.remove();  // never part of the results
   write_final_csv(out.temp() / "final.csv", r.final, job.dt, model->state_names, n, as_float);
   auto summary = make_summary(job, options, r);
   summary["output_dir"] = out.target().string();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,24 +23,40 @@ struct RunOptions {
 struct RunResult {
   std::string backend;
   std::string device;
+  int simd_lanes = 1;  ///< trajectories per SIMD block on the CPU backend (1 on the GPU)
   std::int64_t segments = 0;
   std::int64_t launches = 0;
   int hit_capacity = 0;
   double wall_seconds = 0.0;
   double kernel_seconds = 0.0;
+  std::int64_t hits = 0;  ///< hits drained (and handed to the sink) over the run
   FinalData final;
-  HitStore hits;
 };
 
-/// Build the engine for the job and run every segment. Throws std::runtime_error on a runtime
-/// failure (no device, device error).
-RunResult run_ensemble(const Job& job, const RunOptions& options);
+/// Receives each block of hits as it is drained: trajectory order within a block, chronological
+/// per trajectory across blocks.
+using HitSink = std::function<void(const HitBlock&)>;
+
+/// Resolve the job's backend and build its engine; nothing is uploaded or written. Throws
+/// std::runtime_error on a runtime failure (no device).
+std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options);
+
+/// Upload the ensemble into an engine built by build_engine() and run every segment, handing
+/// each drained block to `sink` (which may be empty). Throws std::runtime_error on a runtime
+/// failure (device error, or whatever the sink throws).
+RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine,
+                       const HitSink& sink);
+
+/// build_engine + run_ensemble; the hits are appended to `hits` when it is given.
+RunResult run_ensemble(const Job& job, const RunOptions& options, HitStore* hits = nullptr);
 
 /// summary.json content for a finished run.
 nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options,
                                     const RunResult& result);
 
-/// run_ensemble + all outputs written atomically into job.output_dir.
+/// The engine first (a missing device fails before anything is created on disk), then the
+/// output directory, then run_ensemble with the hits spilled to a file in the temporary
+/// directory, and all outputs written atomically into job.output_dir.
 /// Returns the summary. Throws JobError (bad output location) or std::runtime_error.
 nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force);
 

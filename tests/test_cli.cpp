@@ -203,6 +203,30 @@ std::vector<BadCase> bad_cases() {
       {"missing_job_file", nullptr, "", "", "missing.json", "run", "missing.json"},
       {"validate_bad_job", [](Json& j) { j["integrator"]["dt"] = -1; }, "", "", "integrator.dt",
        "validate"},
+      // Used to overflow the stack (exit 139) in nlohmann's recursive dump.
+      {"nested_too_deep", nullptr, std::string(100000, '[') + std::string(100000, ']'), "",
+       "error: job: nested deeper than 64 levels", "validate"},
+      {"nan_literal", nullptr,
+       R"({"model": {"name": "harmonic_oscillator"}, "integrator": {"name": "verlet", "dt": 0.1},
+           "steps": 10, "ensemble": {"states": [[NaN, 0]]}, "output": {"dir": "out"}})",
+       "",
+       "error: ensemble.states[0][0]: must be a finite number; NaN and Infinity are not JSON "
+       "numbers, got NaN"},
+      {"state_with_infinite_energy",
+       [](Json& j) {
+         j["model"] = {{"name", "kepler"}};
+         j["ensemble"] = {{"states", {{1, 0, 0, 1}, {0, 0, 0, 0}}}};
+       },
+       "", "", "error: ensemble.states[1]: energy is -inf at this state (q0 = 0, q1 = 0"},
+      {"mass_overflows_in_float",
+       [](Json& j) {
+         j["model"] = {{"name", "pendulum"}, {"params", {{"m", 1e-39}}}};
+       },
+       "", "--precision float", "error: model.params: give inverse mass 1.0000000000000001e39"},
+      {"job_is_a_device", nullptr, "", "", "error: job: \"/dev/zero\" is not a regular file",
+       "validate", "/dev/zero"},
+      {"list_takes_no_arguments", nullptr, "", "--threads 3",
+       "error: command: list takes no arguments, got \"foo\"", "list", "foo"},
   };
 }
 
@@ -274,6 +298,40 @@ TEST_F(Cli, GoodJobRunsAndWritesTheThreeOutputs) {
     EXPECT_EQ(std::stoll(f[5]), 1);
     EXPECT_EQ(f[6], "ok");
   }
+}
+
+TEST_F(Cli, OutWithATrailingSlashNamesTheDirectory) {
+  write_job(good_job().dump(2));
+  const Result r = vigor("run job.json --out newdir/ --quiet");
+  ASSERT_EQ(r.code, 0) << "stderr: " << r.err;
+  EXPECT_EQ(entries(), (std::set<std::string>{"job.json", "newdir"}));
+  EXPECT_TRUE(fs::is_regular_file(work() / "newdir" / "sections.csv"));
+  EXPECT_TRUE(fs::is_regular_file(work() / "newdir" / "final.csv"));
+  EXPECT_EQ(Json::parse(read_file(work() / "newdir" / "summary.json"))["output_dir"], "newdir");
+}
+
+TEST_F(Cli, OutputDirThatIsAFileIsNotADirectory) {
+  write_job(good_job().dump(2));
+  std::ofstream(work() / kOutDir) << "a file";
+  for (const char* force : {"", " --force"}) {
+    const Result r = vigor(std::string("run job.json --quiet") + force);
+    EXPECT_EQ(r.code, 2) << "stderr: " << r.err;
+    EXPECT_NE(r.err.find("error: output.dir: \"out\" exists and is not a directory"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(read_file(work() / kOutDir), "a file");
+    EXPECT_EQ(entries(), (std::set<std::string>{"job.json", kOutDir}));
+  }
+}
+
+// A run that fails for want of a device exits 3 and creates nothing, parent directories included.
+TEST_F(Cli, MissingDeviceExitsThreeAndCreatesNothing) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  write_job(good_job().dump(2));
+  const Result r = vigor("run job.json --out lvl1/lvl2/res --backend cuda --quiet");
+  EXPECT_EQ(r.code, 3) << "stderr: " << r.err;
+  EXPECT_NE(r.err.find("error:"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(), std::set<std::string>{"job.json"});
 }
 
 TEST_F(Cli, ValidateAcceptsAGoodJobAndWritesNothing) {

@@ -204,6 +204,27 @@ TEST(Job, LoadJobReadsFilesAndNamesMissingOnes) {
   }
 }
 
+// Only regular files of at most 64 MiB are read: a device or a pipe would be read without end.
+TEST(Job, LoadJobReadsOnlyRegularFilesOfAtMost64MiB) {
+  auto expect_load_error = [](const std::string& path, const std::string& message) {
+    try {
+      load_job(path);
+      ADD_FAILURE() << path << " accepted";
+    } catch (const JobError& e) {
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+  };
+  expect_load_error("/dev/zero", "job: \"/dev/zero\" is not a regular file");
+  const auto big = std::filesystem::temp_directory_path() /
+                   ("vigor_test_job_big_" + std::to_string(::getpid()) + ".json");
+  { std::ofstream(big) << base_job().dump(2); }
+  std::filesystem::resize_file(big, (std::uintmax_t(64) << 20) + 1);  // sparse: no disk used
+  expect_load_error(big.string(), "job: \"" + big.string() +
+                                      "\" is larger than 64 MiB (67108865 bytes); generate "
+                                      "large ensembles with box or random_box");
+  std::filesystem::remove(big);
+}
+
 // --- Ensembles --------------------------------------------------------------------------------
 
 TEST(Ensemble, StatesAreStoredStructureOfArrays) {
@@ -460,6 +481,126 @@ TEST(JobErrors, SyntaxAndStructure) {
   expect_error(j, "model", "is required");
   j["model"] = "henon_heiles";
   expect_error(j, "model", "must be an object");
+}
+
+// Nesting is limited while parsing, before anything recursive (dump, copy) touches the value: a
+// file of 10^5 nested brackets used to overflow the stack.
+TEST(JobErrors, NestingDeeperThan64LevelsIsRefusedWhileParsing) {
+  auto nested = [](int levels) {
+    return "{\"model\": " + std::string(std::size_t(levels - 1), '[') +
+           std::string(std::size_t(levels - 1), ']') + "}";
+  };
+  // 64 levels (the object and 63 arrays) parse; the model is then simply not an object.
+  expect_text_error(nested(64), "model", "must be an object");
+  expect_text_error(nested(65), "job", "nested deeper than 64 levels");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expect_text_error(deep, "job", "nested deeper than 64 levels");
+  std::string objects;
+  for (int k = 0; k < 100000; ++k) objects += "{\"a\": ";
+  expect_text_error(objects, "job", "nested deeper than 64 levels");
+}
+
+// NaN and Infinity are not JSON: the message names the key being read, not a parser position.
+TEST(JobErrors, NanAndInfinityLiteralsNameTheirKey) {
+  std::string text = base_job().dump();
+  const std::string states = "[[0.4,0.0,0.0,2.0]]";
+  ASSERT_NE(text.find(states), std::string::npos);
+  for (const std::string literal : {"NaN", "nan", "Infinity", "-Infinity", "inf", "+Inf"}) {
+    std::string t = text;
+    t.replace(t.find(states), states.size(), "[[0.4, 0.0], [0.1, 0.2, " + literal + ", 1]]");
+    expect_text_error(
+        t, "ensemble.states[1][2]",
+        "must be a finite number; NaN and Infinity are not JSON numbers, got " + literal);
+    t = text;
+    t.replace(t.find("0.01"), 4, literal);
+    expect_text_error(t, "integrator.dt", "NaN and Infinity are not JSON numbers, got " + literal);
+  }
+  // Other invalid literals keep the parser's message.
+  std::string t = text;
+  t.replace(t.find("0.01"), 4, "Nope");
+  expect_text_error(t, "job", "invalid JSON");
+}
+
+// A state the model cannot evaluate is bad input naming the row, for every explicit or generated
+// ensemble (section_grid rows lie on the energy shell by construction).
+TEST(JobErrors, InitialStatesWithANonFiniteEnergy) {
+  Json j = base_job("kepler");
+  j["ensemble"] = {{"states", {{0, 0, 0, 0}}}};
+  expect_message(j,
+                 "ensemble.states[0]: energy is -inf at this state (q0 = 0, q1 = 0, p0 = 0, "
+                 "p1 = 0)");
+  j["ensemble"] = {{"states", {{1, 0, 0, 1}, {1, 0, 0, 1}, {0, 0, 0.5, 0}}}};
+  expect_message(j,
+                 "ensemble.states[2]: energy is -inf at this state (q0 = 0, q1 = 0, "
+                 "p0 = 0.5, p1 = 0)");
+  // The origin is the middle point of a 3 x 3 grid in (q0, q1).
+  j["ensemble"] = {
+      {"box", {{"lo", {-1, -1, 0, 1}}, {"hi", {1, 1, 0, 1}}, {"counts", {3, 3, 1, 1}}}}};
+  expect_message(j,
+                 "ensemble.box: energy is -inf at trajectory 4 (q0 = 0, q1 = 0, p0 = 0, "
+                 "p1 = 1)");
+  Json p = base_job("pendulum");
+  p["ensemble"] = {{"states", {{1e308, 1e308}}}};
+  expect_message(p, "ensemble.states[0]: energy is inf at this state (q0 = 1e308, p0 = 1e308)");
+  p["ensemble"] = {{"random_box", {{"lo", {0, 1e300}}, {"hi", {1, 1e305}}, {"count", 100}}}};
+  expect_error(p, "ensemble.random_box", "energy is inf at trajectory 0 (q0 = ");
+  // Finite energies pass, however large.
+  p["ensemble"] = {{"states", {{1e308, 1e150}}}};
+  EXPECT_EQ(parse_job(p.dump()).ensemble.count, 1);
+}
+
+// After --precision, everything the kernels compute from must be usable in the run's precision.
+TEST(JobErrors, ValuesThatDoNotSurviveFloatPrecision) {
+  const Overrides as_float{"", "", "float"};
+  Json p = base_job("pendulum");
+  p["model"]["params"] = {{"m", 1e-39}};  // a float, but 1 / (m l^2) overflows one
+  EXPECT_NO_THROW(parse_job(p.dump()));
+  expect_error(p, "model.params",
+               "give inverse mass 1.0000000000000001e39 for q0, beyond the range", as_float);
+  p["precision"] = "float";
+  expect_error(p, "model.params", "beyond the range of a float");
+  p["model"]["params"] = {{"m", 1e-50}};
+  expect_message(p, "model.params.m: 1e-50 is 0 in float precision");
+  p["model"]["params"] = {{"g", 1e39}};
+  expect_message(p,
+                 "model.params.g: 1e39 is beyond the range of a float (3.4e38) in float "
+                 "precision");
+  p["model"].erase("params");
+  p["integrator"]["dt"] = 1e-50;
+  expect_message(p, "integrator.dt: 1e-50 is 0 in float precision");
+  p["precision"] = "double";
+  EXPECT_NO_THROW(parse_job(p.dump()));
+  expect_error(p, "integrator.dt", "1e-50 is 0 in float precision", as_float);
+  p["integrator"]["dt"] = 0.01;
+  p["ensemble"] = {{"states", {{0.1, 0.0}, {1e39, 0.0}}}};
+  EXPECT_NO_THROW(parse_job(p.dump()));
+  expect_error(p, "ensemble.states[1]",
+               "q0 = 1e39 at this state is beyond the range of a float (3.4e38) in this "
+               "float-precision run",
+               as_float);
+  p["ensemble"] = {{"box", {{"lo", {0, 0}}, {"hi", {0, 1e20}}, {"counts", {1, 2}}}}};
+  EXPECT_NO_THROW(parse_job(p.dump()));
+  expect_error(p, "ensemble.box",
+               "energy is 5e39 at trajectory 1 (q0 = 0, p0 = 1e20), beyond the range of a float",
+               as_float);
+  p["ensemble"] = {{"states", {{0.1, 0.0}}}};
+  p["section"] = {{"coordinate", "q0"}, {"value", 1e39}};
+  EXPECT_NO_THROW(parse_job(p.dump()));
+  expect_error(p, "section.value", "1e39 is beyond the range of a float", as_float);
+  p.erase("section");
+
+  // The squared escape radius is what the kernels compare with: it must be finite and > 0.
+  p["escape_radius"] = 1e20;
+  EXPECT_NO_THROW(parse_job(p.dump()));
+  expect_error(p, "escape_radius", "1e20 squared is inf in float precision", as_float);
+  p["escape_radius"] = 1e-30;
+  expect_error(p, "escape_radius", "1e-30 squared is 0 in float precision", as_float);
+  p["escape_radius"] = 1e200;
+  expect_message(p,
+                 "escape_radius: 1e200 squared is inf in double precision; use a radius "
+                 "whose square is finite and > 0");
+  p["escape_radius"] = 1e-200;
+  expect_error(p, "escape_radius", "1e-200 squared is 0 in double precision");
 }
 
 TEST(JobErrors, ModelAndParameters) {

@@ -1,13 +1,20 @@
 // The run loop and the CPU engine end to end: determinism across thread counts, pausing on full
 // section buffers without losing or reordering hits, precision, statuses, and the output files.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "host/job.hpp"
 #include "host/registry.hpp"
@@ -30,34 +37,123 @@ const char* kHenonHeilesJob = R"({
   "output": {"dir": "unused"}
 })";
 
-RunResult run_with(const std::string& text, int threads) {
+// The same section with enough trajectories that every thread of a 2-thread run gets work (the
+// CPU engine hands out chunks of 64 trajectories, or 4 SIMD blocks), and few enough steps to stay
+// fast: about 700 trajectories x 3000 steps.
+const char* kHenonHeilesWideJob = R"({
+  "model": {"name": "henon_heiles"},
+  "integrator": {"name": "verlet", "dt": 0.01},
+  "steps": 3000,
+  "segment_steps": 1000,
+  "ensemble": {"section_grid": {"energy": 0.125, "axes": {"q1": [-0.3, 0.4, 32], "p1": [-0.3, 0.3, 24]}}},
+  "section": {"coordinate": "q0", "value": 0.0, "direction": "up"},
+  "output": {"dir": "unused"}
+})";
+
+struct Outcome {
+  RunResult result;
+  HitStore hits;
+};
+
+Outcome run_with(const std::string& text, int threads) {
   const Job job = parse_job(text);
   RunOptions opt;
   opt.threads = threads;
   opt.quiet = true;
-  return run_ensemble(job, opt);
+  Outcome o;
+  o.result = run_ensemble(job, opt, &o.hits);
+  return o;
 }
 
-void expect_bitwise_equal(const RunResult& a, const RunResult& b) {
+void expect_bitwise_equal(const Outcome& x, const Outcome& y) {
+  const RunResult& a = x.result;
+  const RunResult& b = y.result;
   ASSERT_EQ(a.final.state.size(), b.final.state.size());
   EXPECT_EQ(0, std::memcmp(a.final.state.data(), b.final.state.data(),
                            a.final.state.size() * sizeof(double)));
   EXPECT_EQ(a.final.energy_error, b.final.energy_error);
   EXPECT_EQ(a.final.crossings, b.final.crossings);
   EXPECT_EQ(a.final.status, b.final.status);
-  EXPECT_EQ(a.hits.trajectory, b.hits.trajectory);
-  ASSERT_EQ(a.hits.values.size(), b.hits.values.size());
-  EXPECT_EQ(0, std::memcmp(a.hits.values.data(), b.hits.values.data(),
-                           a.hits.values.size() * sizeof(double)));
+  EXPECT_EQ(x.hits.trajectory, y.hits.trajectory);
+  ASSERT_EQ(x.hits.values.size(), y.hits.values.size());
+  EXPECT_EQ(0, std::memcmp(x.hits.values.data(), y.hits.values.data(),
+                           x.hits.values.size() * sizeof(double)));
 }
+
+/// sections.csv as the contract defines it, computed independently of host/output.cpp: rows
+/// stably sorted by trajectory (drain order is chronological per trajectory), shortest
+/// round-trip numbers.
+std::string reference_sections_csv(const HitStore& hits, const std::vector<std::string>& names,
+                                   bool as_float) {
+  std::vector<std::size_t> order(hits.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return hits.trajectory[a] < hits.trajectory[b];
+  });
+  std::string s = "trajectory,crossing,t";
+  for (const auto& n : names) {
+    s += ',';
+    s += n;
+  }
+  s += '\n';
+  const int w = hits.dim + 1;
+  char buf[64];
+  std::int64_t prev = -1, crossing = 0;
+  for (std::size_t k : order) {
+    const std::int64_t t = hits.trajectory[k];
+    crossing = t == prev ? crossing + 1 : 0;
+    prev = t;
+    s += std::to_string(t);
+    s += ',';
+    s += std::to_string(crossing);
+    for (int c = 0; c < w; ++c) {
+      const double v = hits.values[k * std::size_t(w) + std::size_t(c)];
+      const auto r = as_float ? std::to_chars(buf, buf + sizeof buf, float(v))
+                              : std::to_chars(buf, buf + sizeof buf, v);
+      s += ',';
+      s.append(buf, r.ptr);
+    }
+    s += '\n';
+  }
+  return s;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A fresh directory under the system's temporary directory, removed by the destructor.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() /
+             ("vigor-test-run-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::set<std::string> entries(const fs::path& sub = {}) const {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(path / sub))
+      names.insert(e.path().filename().string());
+    return names;
+  }
+};
 
 }  // namespace
 
 TEST(Run, CpuResultsBitwiseIdenticalForOneAndTwoThreads) {
-  const RunResult one = run_with(kHenonHeilesJob, 1);
-  const RunResult two = run_with(kHenonHeilesJob, 2);
-  EXPECT_EQ(one.segments, 3);  // 6000 steps in segments of 2500
-  EXPECT_GT(one.hits.size(), 0u);
+  const Job job = parse_job(kHenonHeilesWideJob);
+  ASSERT_GE(job.ensemble.count, 600);  // several chunks for each of the two threads
+  const Outcome one = run_with(kHenonHeilesWideJob, 1);
+  const Outcome two = run_with(kHenonHeilesWideJob, 2);
+  EXPECT_EQ(one.result.segments, 3);  // 3000 steps in segments of 1000
+  // About four crossings each.
+  EXPECT_GT(one.hits.size(), std::size_t(job.ensemble.count));
+  EXPECT_EQ(one.result.hits, std::int64_t(one.hits.size()));
   expect_bitwise_equal(one, two);
 }
 
@@ -65,7 +161,7 @@ TEST(Run, RandomBoxRunsAreReproducible) {
   const std::string job = R"({
     "model": {"name": "kepler"}, "integrator": {"name": "yoshida4", "dt": 0.01}, "steps": 500,
     "ensemble": {"random_box": {"lo": [0.9, -0.1, -0.1, 0.9], "hi": [1.1, 0.1, 0.1, 1.1],
-                                "count": 64, "seed": 7}},
+                                "count": 640, "seed": 7}},
     "section": {"coordinate": "q1", "direction": "both"}, "output": {"dir": "unused"}})";
   expect_bitwise_equal(run_with(job, 1), run_with(job, 2));
 }
@@ -128,8 +224,8 @@ TEST(Run, FloatPrecisionTracksDouble) {
     s.replace(s.find("PREC"), 4, p);
     return run_with(s, 1);
   };
-  const RunResult d = with("double");
-  const RunResult f = with("float");
+  const RunResult d = with("double").result;
+  const RunResult f = with("float").result;
   ASSERT_EQ(d.final.state.size(), f.final.state.size());
   // 1000 steps of float round-off (2^-24 ≈ 6e-8) on O(1) values, amplified by the linear
   // growth of phase errors over ~1.6 periods: 1e-4 leaves a wide margin, while a float build that
@@ -149,7 +245,7 @@ TEST(Run, EscapedAndOkStatusesAreCountedPerTrajectory) {
     "steps": 20000, "escape_radius": 5.0,
     "ensemble": {"states": [[0.0, 0.1, 0.3, 0.0], [0.0, -0.2, 0.75, 0.0]]},
     "output": {"dir": "unused"}})";
-  const RunResult r = run_with(job, 1);
+  const RunResult r = run_with(job, 1).result;
   EXPECT_EQ(r.final.status[0], 0);
   EXPECT_EQ(r.final.status[1], 2);
   EXPECT_LT(r.final.step[1], 20000);
@@ -218,4 +314,202 @@ TEST(Run, WritesTheOutputContractAtomically) {
   EXPECT_EQ(before, fs::last_write_time(dir / "out" / "summary.json"));
   EXPECT_NO_THROW(run_job(job, opt, true));
   fs::remove_all(dir);
+}
+
+// sections.csv is written from the spill file; its bytes must be exactly the contract's ordering
+// of the hits the run drained (the same run kept in memory is the reference).
+TEST(Run, SectionsCsvIsTheSortedHitsByteForByte) {
+  const TempDir dir("sections");
+  std::string text = kHenonHeilesJob;
+  text.replace(text.find("\"unused\""), 8, "\"" + (dir.path / "out").string() + "\"");
+  const Job job = parse_job(text);
+  RunOptions opt;
+  opt.quiet = true;
+  HitStore hits;
+  const RunResult r = run_ensemble(job, opt, &hits);
+  ASSERT_GT(hits.size(), std::size_t(2 * job.ensemble.count));
+  run_job(job, opt, false);
+  const std::vector<std::string> names = find_model(job.model)->state_names;
+  EXPECT_EQ(read_text(dir.path / "out" / "sections.csv"),
+            reference_sections_csv(hits, names, false));
+  // The spill file is gone: the results directory holds the three outputs and nothing else.
+  EXPECT_EQ(dir.entries("out"),
+            (std::set<std::string>{"final.csv", "sections.csv", "summary.json"}));
+  EXPECT_EQ(r.hits, std::int64_t(hits.size()));
+}
+
+// The spill file sorted in passes over trajectory ranges (a small memory budget) gives the same
+// bytes as the in-memory sort, including ranges of one trajectory larger than the budget.
+TEST(Run, SectionsCsvInPassesEqualsInMemory) {
+  const TempDir dir("passes");
+  const Job job = parse_job(kHenonHeilesJob);
+  const Outcome o = run_with(kHenonHeilesJob, 0);
+  const HitStore& hits = o.hits;
+  const std::int64_t n = job.ensemble.count;
+  const std::vector<std::string> names = find_model(job.model)->state_names;
+  const std::size_t record = std::size_t(hits.dim + 1) * sizeof(double);
+  std::vector<std::int64_t> counts(std::size_t(n), 0);
+  for (auto t : hits.trajectory) ++counts[std::size_t(t)];
+  ASSERT_GT(*std::max_element(counts.begin(), counts.end()), 5);
+  {
+    HitSpill spill(dir.path / "hits.spill", hits.dim, n);
+    // Appended in blocks of 37 hits, as drains would.
+    for (std::size_t k0 = 0; k0 < hits.size(); k0 += 37) {
+      const std::size_t k1 = std::min(hits.size(), k0 + 37);
+      HitBlock b;
+      b.dim = hits.dim;
+      b.trajectory.assign(hits.trajectory.begin() + std::ptrdiff_t(k0),
+                          hits.trajectory.begin() + std::ptrdiff_t(k1));
+      b.values.assign(hits.values.begin() + std::ptrdiff_t(k0 * (hits.dim + 1)),
+                      hits.values.begin() + std::ptrdiff_t(k1 * (hits.dim + 1)));
+      spill.append(b);
+    }
+    spill.finish();
+    EXPECT_EQ(spill.total(), std::int64_t(hits.size()));
+    EXPECT_EQ(spill.counts(), counts);
+    EXPECT_EQ(fs::file_size(spill.file()),
+              hits.size() * (sizeof(std::int64_t) + record));  // the documented record layout
+    for (const bool as_float : {false, true}) {
+      const std::string want = reference_sections_csv(hits, names, as_float);
+      for (const std::size_t budget :
+           {kSectionsSortBudget, 25 * record, 12 * record, 5 * record, std::size_t(1)}) {
+        SCOPED_TRACE("budget " + std::to_string(budget) + (as_float ? " float" : " double"));
+        write_sections_csv(dir.path / "sections.csv", spill, names, as_float, budget);
+        EXPECT_EQ(read_text(dir.path / "sections.csv"), want);
+      }
+    }
+  }
+  // The destructor removes the spill file.
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"sections.csv"});
+}
+
+TEST(Run, HitSpillRejectsTrajectoriesOutsideTheRun) {
+  const TempDir dir("spill-range");
+  HitSpill spill(dir.path / "hits.spill", 2, 3);
+  HitBlock b;
+  b.dim = 2;
+  b.trajectory = {3};
+  b.values = {0.0, 1.0, 2.0};
+  EXPECT_THROW(spill.append(b), std::runtime_error);
+  spill.remove();
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+// A run that fails leaves no directory behind, the parents the output directory created included.
+TEST(Run, OutputDirRemovesTheParentsItCreated) {
+  const TempDir dir("parents");
+  {
+    OutputDir out((dir.path / "lvl1" / "lvl2" / "res").string(), false);
+    EXPECT_TRUE(fs::is_directory(out.temp()));
+    EXPECT_TRUE(fs::is_directory(dir.path / "lvl1" / "lvl2"));
+  }
+  EXPECT_TRUE(dir.entries().empty());
+  {
+    OutputDir out((dir.path / "lvl1" / "lvl2" / "res").string(), false);
+    std::ofstream(dir.path / "lvl1" / "keep.txt") << "not ours";
+  }
+  // What someone else put there stays, and so does the directory holding it.
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"lvl1"});
+  EXPECT_EQ(dir.entries("lvl1"), std::set<std::string>{"keep.txt"});
+  // After a commit the parents are kept.
+  {
+    OutputDir out((dir.path / "a" / "b" / "res").string(), false);
+    out.commit();
+  }
+  EXPECT_TRUE(fs::is_directory(dir.path / "a" / "b" / "res"));
+}
+
+TEST(Run, OutputDirIgnoresATrailingSeparator) {
+  const TempDir dir("trailing");
+  for (const std::string suffix : {"/", "//", "/."}) {
+    SCOPED_TRACE(suffix);
+    fs::remove_all(dir.path / "res");
+    OutputDir out((dir.path / "new" / "res").string() + suffix, false);
+    EXPECT_EQ(out.target(), dir.path / "new" / "res");
+    std::ofstream(out.temp() / "summary.json") << "{}";
+    out.commit();
+    EXPECT_TRUE(fs::is_regular_file(dir.path / "new" / "res" / "summary.json"));
+    fs::remove_all(dir.path / "new");
+  }
+}
+
+TEST(Run, OutputDirThatIsAFileIsNotADirectory) {
+  const TempDir dir("file");
+  std::ofstream(dir.path / "res") << "a file";
+  for (const bool force : {false, true}) {
+    try {
+      OutputDir out((dir.path / "res").string(), force);
+      ADD_FAILURE() << "no error";
+    } catch (const JobError& e) {
+      EXPECT_EQ(e.path(), "output.dir");
+      EXPECT_NE(std::string(e.what()).find("exists and is not a directory"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Without --force, commit() never replaces a target that appeared during the run.
+TEST(Run, CommitWithoutForceLeavesATargetThatAppeared) {
+  const TempDir dir("appeared");
+  const fs::path target = dir.path / "res";
+  for (const bool with_file : {true, false}) {
+    SCOPED_TRACE(with_file ? "directory with a file" : "empty directory");
+    {
+      OutputDir out(target.string(), false);
+      std::ofstream(out.temp() / "summary.json") << "{\"ours\": true}";
+      fs::create_directory(target);
+      if (with_file) std::ofstream(target / "theirs.txt") << "theirs";
+      try {
+        out.commit();
+        ADD_FAILURE() << "commit replaced a target that appeared during the run";
+      } catch (const JobError& e) {
+        ADD_FAILURE() << "a runtime failure, not bad input: " << e.what();
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
+      }
+    }
+    // Theirs untouched, ours (the temporary directory) removed.
+    EXPECT_EQ(dir.entries(), std::set<std::string>{"res"});
+    EXPECT_EQ(dir.entries("res"),
+              with_file ? std::set<std::string>{"theirs.txt"} : std::set<std::string>{});
+    fs::remove_all(target);
+  }
+  // An empty directory that was there from the start is still replaced, and --force replaces.
+  fs::create_directory(target);
+  {
+    OutputDir out(target.string(), false);
+    std::ofstream(out.temp() / "summary.json") << "{}";
+    out.commit();
+  }
+  EXPECT_EQ(dir.entries("res"), std::set<std::string>{"summary.json"});
+  {
+    OutputDir out(target.string(), true);
+    std::ofstream(out.temp() / "final.csv") << "";
+    std::ofstream(target / "late.txt") << "late";
+    out.commit();
+  }
+  EXPECT_EQ(dir.entries("res"), std::set<std::string>{"final.csv"});
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"res"});
+}
+
+// The engine is built before anything is created on disk: no device, no directories.
+TEST(Run, MissingDeviceCreatesNothing) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  const TempDir dir("nodevice");
+  std::string text = kHenonHeilesJob;
+  text.replace(text.find("\"unused\""), 8,
+               "\"" + (dir.path / "lvl1" / "lvl2" / "res").string() + "\"");
+  Overrides o;
+  o.backend = "cuda";
+  const Job job = parse_job(text, o);
+  RunOptions opt;
+  opt.quiet = true;
+  try {
+    run_job(job, opt, false);
+    ADD_FAILURE() << "ran without a device";
+  } catch (const JobError& e) {
+    ADD_FAILURE() << "a runtime failure, not bad input: " << e.what();
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_TRUE(dir.entries().empty());
 }

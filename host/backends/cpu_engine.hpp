@@ -38,7 +38,7 @@ template <class M, class I, class Real>
 class CpuEngine final : public Engine {
  public:
   static constexpr int kDim = 2 * M::dof;
-  static constexpr int kLanes = kernels::native_lanes<Real>();
+  static constexpr int kLanes = kernels::block_lanes<Real>();
   using P = kernels::Pack<Real, kLanes>;
   using MP = typename Rebind<M, P>::type;
   using IP = typename Rebind<I, P>::type;

@@ -25,12 +25,6 @@
 
 namespace vigor::kernels {
 
-/// W step counters side by side.
-template <int W>
-struct StepLanes {
-  typedef std::int64_t V __attribute__((vector_size(sizeof(std::int64_t) * W)));
-};
-
 template <class T, int W, int N>
 inline Phase<T, N> extract_lane(const Phase<Pack<T, W>, N>& s, int l) {
   Phase<T, N> r;
@@ -76,7 +70,6 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
                           const EnsembleArrays<T>& a, std::int64_t i0, int valid) {
   using P = Pack<T, W>;
   using Msk = Mask<T, W>;
-  using KV = typename StepLanes<W>::V;
   constexpr int d = MP::dof;
   static_assert(MS::dof == d, "scalar and pack model must match");
   const std::int64_t n = sp.n;
@@ -85,22 +78,26 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   const int coord = sp.section_coord;
   const T value = sp.section_value;
 
-  std::int64_t crossings[W], recorded[W];
+  // Every active lane advances in every iteration, so lane l has taken k0[l] + it steps while
+  // active; it records its own count when it stops.
+  std::int64_t k0[W], crossings[W], recorded[W];
   int hits[W];
   std::int32_t status[W];
-  KV k = KV{} + end_step;  // lanes beyond `valid` count as finished
   Msk active = Msk::all(false);
   for (int l = 0; l < valid; ++l) {
     const std::int64_t i = i0 + l;
     a.hit_count[i] = 0;
-    k[l] = a.step[i];
+    k0[l] = a.step[i];
     crossings[l] = a.crossings[i];
     recorded[l] = a.recorded[i];
     hits[l] = 0;
     status[l] = a.status[i];
-    active.set(l, status[l] == kStatusOk && k[l] < end_step);
+    active.set(l, status[l] == kStatusOk && k0[l] < end_step);
   }
-  if (!active.any()) return;
+  if (!active.any()) {
+    for (int l = 0; l < valid; ++l) a.hit_count[i0 + l] = 0;
+    return;
+  }
 
   Phase<P, d> s;
   for (int c = 0; c < d; ++c) {
@@ -115,32 +112,63 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   const bool escape_on = sp.escape_radius2 > T(0);
   const bool plane = sp.section_kind == kSectionPlane;
   const bool strobe = sp.section_kind == kSectionStroboscopic;
+  std::int64_t it = 0;
 
-  while (active.any()) {
+  // A lane that stops writes its state, step count and energy error right away; from then on its
+  // register lanes may hold anything (they keep being computed, and `active` masks them out of
+  // every decision), so the common step needs no blend at all.
+  auto retire = [&](const Phase<P, d>& x, int l, std::int64_t steps) {
+    const std::int64_t i = i0 + l;
+    for (int c = 0; c < d; ++c) {
+      a.state[c * n + i] = x.q[c][l];
+      a.state[(d + c) * n + i] = x.p[c][l];
+    }
+    a.step[i] = k0[l] + steps;
+    a.energy_error[i] = emax[l];
+    active.set(l, false);
+  };
+  // Iterations every active lane can still take: until then no lane reaches end_step.
+  auto horizon_of = [&]() {
+    std::int64_t hmin = end_step;
+    for (int l = 0; l < valid; ++l)
+      if (active[l] && end_step - (k0[l] + it) < hmin) hmin = end_step - (k0[l] + it);
+    return hmin;
+  };
+  std::int64_t horizon = horizon_of();
+
+  for (;;) {
+    if (horizon == 0) {
+      for (int l = 0; l < valid; ++l)
+        if (active[l] && k0[l] + it >= end_step) retire(s, l, it);
+      if (!active.any()) break;
+      horizon = horizon_of();
+    }
     const Phase<P, d> prev = s;
     ip.step(mp, s, P(h));
     const P de = abs(energy(mp, s.q, s.p) - e0);
-    const Msk moved = active & finite_lanes(de);
-    Msk stop = !moved;  // lanes that do not continue after this step
-    if (!moved.all()) {
-      // Some lane stopped earlier or just produced a non-finite energy: keep their old state.
-      s = select_phase(moved, s, prev);
-      const Msk froze = active & !moved;
-      if (froze.any())
-        for (int l = 0; l < valid; ++l)
-          if (froze[l]) status[l] = kStatusNonFinite;
+    const Msk bad = active & !finite_lanes(de);
+    if (bad.any()) {
+      for (int l = 0; l < valid; ++l)
+        if (bad[l]) {
+          status[l] = kStatusNonFinite;
+          retire(prev, l, it);  // frozen at the last finite state
+        }
+      if (!active.any()) break;
     }
-    emax = select(moved, max_of(emax, de), emax);
-    k -= __builtin_convertvector(moved.v, KV);  // +1 where moved (mask lanes are -1)
+    emax = max_of(emax, de);  // stopped lanes' values are never read again
+    Msk stop = Msk::all(false);  // lanes that stop after this step (full buffer, escape)
 
     if (plane) {
       const P g = component(s, coord) - P(value);
       const P zero(T(0));
-      const Msk up = (g_prev < zero) & (g >= zero);
-      const Msk down = (g_prev > zero) & (g <= zero);
       const int dir = sp.section_direction;
-      const Msk crossed = (dir == kDirUp ? up : (dir == kDirDown ? down : (up | down))) & moved;
-      g_prev = select(moved, g, g_prev);
+      const Msk crossed =
+          (dir == kDirUp ? (g_prev < zero) & (g >= zero)
+                         : (dir == kDirDown ? (g_prev > zero) & (g <= zero)
+                                            : ((g_prev < zero) & (g >= zero)) |
+                                                  ((g_prev > zero) & (g <= zero)))) &
+          active;
+      g_prev = g;
       if (crossed.any()) {
         for (int l = 0; l < valid; ++l) {
           if (!crossed[l]) continue;
@@ -148,25 +176,27 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
           const Phase<T, d> p1 = extract_lane(s, l);
           Vec<T, 2 * d> x_hit;
           const T th = locate_crossing(ms, p0, p1, coord, value, h, x_hit);
-          if (record_hit(a, sp, i0 + l, (T(k[l] - 1) + th) * h, x_hit, crossings[l], recorded[l],
+          const std::int64_t k = k0[l] + it + 1;
+          if (record_hit(a, sp, i0 + l, (T(k - 1) + th) * h, x_hit, crossings[l], recorded[l],
                          hits[l]))
             stop.set(l, true);  // buffer full: pause until drained
         }
       }
     } else if (strobe) {
       for (int l = 0; l < valid; ++l) {
-        if (!moved[l] || k[l] % sp.stroboscopic_every != 0) continue;
+        const std::int64_t k = k0[l] + it + 1;
+        if (!active[l] || k % sp.stroboscopic_every != 0) continue;
         Vec<T, 2 * d> x_hit;
         for (int c = 0; c < d; ++c) {
           x_hit[c] = s.q[c][l];
           x_hit[d + c] = s.p[c][l];
         }
-        if (record_hit(a, sp, i0 + l, T(k[l]) * h, x_hit, crossings[l], recorded[l], hits[l]))
+        if (record_hit(a, sp, i0 + l, T(k) * h, x_hit, crossings[l], recorded[l], hits[l]))
           stop.set(l, true);
       }
     }
     if (escape_on) {
-      const Msk out = moved & (norm2(s.q) > escape2);
+      const Msk out = active & (norm2(s.q) > escape2);
       if (out.any())
         for (int l = 0; l < valid; ++l)
           if (out[l]) {
@@ -174,18 +204,17 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
             stop.set(l, true);
           }
     }
-    const KV more = k < end_step;  // -1 where steps remain
-    active = Msk{active.v & ~stop.v & __builtin_convertvector(more, typename Msk::V)};
+    ++it;
+    --horizon;
+    if (stop.any()) {
+      for (int l = 0; l < valid; ++l)
+        if (stop[l]) retire(s, l, it);
+      if (!active.any()) break;
+    }
   }
 
-  for (int c = 0; c < d; ++c) {
-    store_lanes(s.q[c], a.state + c * n + i0, valid);
-    store_lanes(s.p[c], a.state + (d + c) * n + i0, valid);
-  }
-  store_lanes(emax, a.energy_error + i0, valid);
   for (int l = 0; l < valid; ++l) {
     const std::int64_t i = i0 + l;
-    a.step[i] = k[l];
     a.status[i] = status[l];
     a.crossings[i] = crossings[l];
     a.recorded[i] = recorded[l];
