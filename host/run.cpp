@@ -17,6 +17,8 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+}  // namespace
+
 EngineRequest make_request(const Job& job, const RunOptions& options) {
   EngineRequest r;
   r.model = job.model;
@@ -32,7 +34,6 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
   return r;
 }
 
-}  // namespace
 
 std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options) {
   return make_engine(make_request(job, options), resolve_backend(job.backend));

@@ -39,6 +39,9 @@ using HitSink = std::function<void(const HitBlock&)>;
 
 /// Resolve the job's backend and build its engine; nothing is uploaded or written. Throws
 /// std::runtime_error on a runtime failure (no device).
+/// The engine request a job describes (model, integrator, precision, section, threads …).
+EngineRequest make_request(const Job& job, const RunOptions& options);
+
 std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options);
 
 /// Upload the ensemble into an engine built by build_engine() and run every segment, handing

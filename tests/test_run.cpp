@@ -171,13 +171,7 @@ TEST(Run, RandomBoxRunsAreReproducible) {
 TEST(Run, SmallSectionBuffersLoseNothing) {
   const Job job = parse_job(kHenonHeilesJob);
   auto run_engine = [&](std::size_t budget) {
-    EngineRequest r;
-    r.model = job.model;
-    r.integrator = job.integrator;
-    r.params = job.params;
-    r.options = job.options;
-    r.dt = job.dt;
-    r.section = job.section;
+    EngineRequest r = make_request(job, RunOptions{});
     r.hit_buffer_bytes = budget;
     auto e = make_engine(r, BackendKind::kCpu);
     e->upload(job.ensemble.state, job.ensemble.count);

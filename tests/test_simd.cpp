@@ -10,6 +10,7 @@
 #include "host/job.hpp"
 #include "host/output.hpp"
 #include "host/registry.hpp"
+#include "host/run.hpp"
 #include "kernels/simd/pack.hpp"
 
 using namespace vigor::host;
@@ -25,16 +26,7 @@ struct Outcome {
 
 Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20) {
   const Job job = parse_job(text);
-  EngineRequest r;
-  r.model = job.model;
-  r.integrator = job.integrator;
-  r.precision = job.precision;
-  r.params = job.params;
-  r.options = job.options;
-  r.dt = job.dt;
-  r.section = job.section;
-  if (!job.has_section) r.section.kind = 0;
-  r.escape_radius = job.escape_radius;
+  EngineRequest r = make_request(job, RunOptions{});
   r.cpu_simd = simd;
   r.hit_buffer_bytes = hit_budget;
   auto e = make_engine(r, BackendKind::kCpu);
