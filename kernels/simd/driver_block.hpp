@@ -48,6 +48,28 @@ inline Phase<Pack<T, W>, N> select_phase(Mask<T, W> m, const Phase<Pack<T, W>, N
   return r;
 }
 
+/// Copy a block state into / out of a plain array of registers.
+template <class T, int W, int N>
+inline void save_phase(const Phase<Pack<T, W>, N>& s, typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
+  for (int c = 0; c < N; ++c)
+    for (int r = 0; r < Pack<T, W>::R; ++r) {
+      buf[c][r] = s.q[c].v[r];
+      buf[N + c][r] = s.p[c].v[r];
+      buf[2 * N + c][r] = s.f[c].v[r];
+    }
+}
+template <class T, int W, int N>
+inline Phase<Pack<T, W>, N> restore_phase(const typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
+  Phase<Pack<T, W>, N> s;
+  for (int c = 0; c < N; ++c)
+    for (int r = 0; r < Pack<T, W>::R; ++r) {
+      s.q[c].v[r] = buf[c][r];
+      s.p[c].v[r] = buf[N + c][r];
+      s.f[c].v[r] = buf[2 * N + c][r];
+    }
+  return s;
+}
+
 /// Load `valid` consecutive values into the first lanes; the others repeat lane 0 (a finite,
 /// harmless value for lanes that never become active).
 template <class T, int W>
@@ -113,6 +135,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   const bool plane = sp.section_kind == kSectionPlane;
   const bool strobe = sp.section_kind == kSectionStroboscopic;
   std::int64_t it = 0;
+  typename P::V saved[3 * d][P::R];
 
   // A lane that stops writes its state, step count and energy error right away; from then on its
   // register lanes may hold anything (they keep being computed, and `active` masks them out of
@@ -143,7 +166,10 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       if (!active.any()) break;
       horizon = horizon_of();
     }
-    const Phase<P, d> prev = s;
+    // The state before the step is needed only on rare events (a crossing, a freeze): keep it
+    // in a stack buffer written register by register (a whole-Phase copy compiled to a memcpy
+    // call per step at two registers per block).
+    save_phase(s, saved);
     ip.step(mp, s, P(h));
     const P de = abs(energy(mp, s.q, s.p) - e0);
     const Msk bad = active & !finite_lanes(de);
@@ -151,7 +177,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       for (int l = 0; l < valid; ++l)
         if (bad[l]) {
           status[l] = kStatusNonFinite;
-          retire(prev, l, it);  // frozen at the last finite state
+          retire(restore_phase<T, W, d>(saved), l, it);  // frozen at the last finite state
         }
       if (!active.any()) break;
     }
@@ -172,7 +198,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       if (crossed.any()) {
         for (int l = 0; l < valid; ++l) {
           if (!crossed[l]) continue;
-          const Phase<T, d> p0 = extract_lane(prev, l);
+          const Phase<T, d> p0 = extract_lane(restore_phase<T, W, d>(saved), l);
           const Phase<T, d> p1 = extract_lane(s, l);
           Vec<T, 2 * d> x_hit;
           const T th = locate_crossing(ms, p0, p1, coord, value, h, x_hit);

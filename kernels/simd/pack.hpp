@@ -41,13 +41,13 @@ constexpr int native_lanes() {
 #endif
 }
 
-/// Lanes per block of the CPU backend: VIGOR_BLOCK_REGISTERS registers' worth (default 1).
-/// Several registers per block give the core independent dependency chains; measured on an
-/// AVX-512 AMD EPYC (Verlet + energy check + section, Hénon–Heiles, FP64, one thread): 1 register
-/// 4.8e8 trajectory-steps/s, 2 registers 4.6e8, 3 registers 3.7e8. The step is bound by vector
-/// throughput there (512-bit operations issue at one per cycle), not by latency, so one register.
+/// Lanes per block of the CPU backend: VIGOR_BLOCK_REGISTERS registers' worth (default 2).
+/// Two registers of trajectories per block give the core two independent dependency chains.
+/// Measured on an AVX-512 AMD EPYC, 10^5 trajectories x 10^4 steps, both threads (kernel rate):
+/// Hénon–Heiles FP64 9.8e8 -> 1.17e9, Kepler FP64 6.3e8 -> 9.1e8 from one register to two;
+/// three registers spill (one thread: 3.7e8 vs 4.6e8). docs/performance.md has the tables.
 #ifndef VIGOR_BLOCK_REGISTERS
-#define VIGOR_BLOCK_REGISTERS 1
+#define VIGOR_BLOCK_REGISTERS 2
 #endif
 template <class T>
 constexpr int block_lanes() {
