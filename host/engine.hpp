@@ -18,11 +18,11 @@ enum class BackendKind { kAuto, kCpu, kCuda };
 
 /// Section settings as the kernels see them (see kernels/sections.hpp for the codes).
 struct SectionConfig {
-  int kind = 0;               ///< kernels::SectionKind
-  int coordinate = 0;         ///< state component index
-  int direction = 0;          ///< kernels::SectionDirection
+  int kind = 0;        ///< kernels::SectionKind
+  int coordinate = 0;  ///< state component index
+  int direction = 0;   ///< kernels::SectionDirection
   double value = 0.0;
-  std::int64_t every = 1;     ///< stroboscopic period in steps
+  std::int64_t every = 1;             ///< stroboscopic period in steps
   std::int64_t max_crossings = 1000;  ///< recorded per trajectory over the whole run
 };
 
@@ -35,18 +35,18 @@ struct EngineRequest {
   std::vector<double> options;  ///< integrator options in the integrator's kOptions order
   double dt = 0.0;
   SectionConfig section;
-  double escape_radius = 0.0;   ///< <= 0: none
-  int threads = 0;              ///< CPU threads; 0: OpenMP default
-  bool cpu_simd = true;         ///< CPU: advance blocks of trajectories in SIMD lanes
+  double escape_radius = 0.0;  ///< <= 0: none
+  int threads = 0;             ///< CPU threads; 0: OpenMP default
+  bool cpu_simd = true;        ///< CPU: advance blocks of trajectories in SIMD lanes
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
   std::size_t hit_buffer_bytes = std::size_t(256) << 20;
 };
 
 /// Hits drained from the buffers, in trajectory order, chronological within a trajectory.
 struct HitBlock {
-  int dim = 0;                        ///< state components per hit
+  int dim = 0;  ///< state components per hit
   std::vector<std::int64_t> trajectory;
-  std::vector<double> values;         ///< (1 + dim) per hit: t, then the state
+  std::vector<double> values;  ///< (1 + dim) per hit: t, then the state
   void clear() {
     trajectory.clear();
     values.clear();

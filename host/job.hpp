@@ -29,31 +29,31 @@ class JobError : public std::runtime_error {
 
 /// The initial conditions, generated on the host (identical for every backend and thread count).
 struct Ensemble {
-  std::string kind;            ///< states | box | random_box | section_grid
-  std::int64_t count = 0;      ///< trajectories
-  std::int64_t skipped = 0;    ///< section_grid points outside the energetically allowed region
-  std::vector<double> state;   ///< SoA: state[c * count + i]
+  std::string kind;           ///< states | box | random_box | section_grid
+  std::int64_t count = 0;     ///< trajectories
+  std::int64_t skipped = 0;   ///< section_grid points outside the energetically allowed region
+  std::vector<double> state;  ///< SoA: state[c * count + i]
 };
 
 struct Job {
   nlohmann::ordered_json source;  ///< the job as given (echoed into summary.json)
 
   std::string model;
-  std::vector<double> params;     ///< every parameter, in the model's kParams order, defaults filled
+  std::vector<double> params;  ///< every parameter, in the model's kParams order, defaults filled
 
   std::string integrator;
   double dt = 0.0;
-  std::vector<double> options;    ///< every option, in the integrator's kOptions order
-  int newton_iterations = 0;      ///< 0: the integrator's default (explicit integrators ignore it)
+  std::vector<double> options;  ///< every option, in the integrator's kOptions order
+  int newton_iterations = 0;    ///< 0: the integrator's default (explicit integrators ignore it)
 
   std::int64_t steps = 0;
-  std::int64_t segment_steps = 0; ///< steps per segment (host drains sections between segments)
+  std::int64_t segment_steps = 0;  ///< steps per segment (host drains sections between segments)
 
   Ensemble ensemble;
 
   bool has_section = false;
-  SectionConfig section;          ///< kind 0 when there is no section
-  double escape_radius = 0.0;     ///< <= 0: none
+  SectionConfig section;       ///< kind 0 when there is no section
+  double escape_radius = 0.0;  ///< <= 0: none
 
   BackendKind backend = BackendKind::kAuto;
   Precision precision = Precision::kDouble;
@@ -62,9 +62,9 @@ struct Job {
 
 /// Command-line settings that override the job file.
 struct Overrides {
-  std::string out;       ///< --out
-  std::string backend;   ///< --backend
-  std::string precision; ///< --precision
+  std::string out;        ///< --out
+  std::string backend;    ///< --backend
+  std::string precision;  ///< --precision
 };
 
 /// Parse and validate JSON text. Throws JobError on any bad input.

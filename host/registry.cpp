@@ -149,8 +149,9 @@ std::unique_ptr<Engine> make_engine(const EngineRequest& r, BackendKind backend)
 #include "models/models.def"
 #undef VIGOR_MODEL
   }
-  if (!e) throw std::runtime_error("no engine for model '" + r.model + "' and integrator '" +
-                                   r.integrator + "'");
+  if (!e)
+    throw std::runtime_error("no engine for model '" + r.model + "' and integrator '" +
+                             r.integrator + "'");
   return e;
 }
 

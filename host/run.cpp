@@ -34,7 +34,6 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
   return r;
 }
 
-
 std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options) {
   return make_engine(make_request(job, options), resolve_backend(job.backend));
 }

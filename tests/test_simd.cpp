@@ -93,8 +93,10 @@ TEST(Simd, LaneWidthFollowsTheTarget) {
   // point of the backend, so a width below 2 is a build problem.
   EXPECT_GE(vk::native_lanes<double>(), 2);
   EXPECT_EQ(vk::native_lanes<float>(), 2 * vk::native_lanes<double>());
-  const Outcome o = run(with(with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION",
-                                  "double"), "DIRECTION", "up"), true);
+  const Outcome o =
+      run(with(with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"), "DIRECTION",
+               "up"),
+          true);
   EXPECT_EQ(o.lanes, vk::block_lanes<double>());
 }
 
@@ -106,8 +108,8 @@ TEST(Simd, HenonHeilesBitwiseEqualToScalarForEveryPolynomialIntegrator) {
     for (const char* prec : {"double", "float"}) {
       for (const char* dir : {"up", "both"}) {
         SCOPED_TRACE(std::string(integ) + " " + prec + " " + dir);
-        const std::string job = with(with(with(kHenonHeiles, "INTEGRATOR", integ), "PRECISION",
-                                          prec), "DIRECTION", dir);
+        const std::string job = with(
+            with(with(kHenonHeiles, "INTEGRATOR", integ), "PRECISION", prec), "DIRECTION", dir);
         const Outcome simd = run(job, true);
         const Outcome scalar = run(job, false);
         expect_identical(simd, scalar, 37);
@@ -126,8 +128,8 @@ TEST(Simd, HenonHeilesBitwiseEqualToScalarForEveryPolynomialIntegrator) {
 TEST(Simd, PausedLanesResumeExactly) {
   // A one-slot buffer pauses every lane at each crossing; lanes of one block then run at
   // different step counts.
-  const std::string job = with(with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION",
-                                    "double"), "DIRECTION", "up");
+  const std::string job = with(
+      with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"), "DIRECTION", "up");
   expect_identical(run(job, true, 1), run(job, false), 37);
 }
 
@@ -159,9 +161,10 @@ TEST(Simd, KeplerAndSolarSystemBitwiseEqualToScalar) {
   // Nine copies of a perturbed HLW-like configuration (one block of 8 plus the tail).
   std::string rows;
   for (int k = 0; k < 9; ++k) {
-    std::string r = "[0,0,0, -3.5,-3.8,-1.55, 9.07,-3.04,-1.64, 8.31,-16.29,-7.25, 11.47,-25.72,"
-                    "-10.81, -15.53,-25.22,-3.19, 0,0,0, 5.4e-6,-3.9e-6,-1.8e-6, 4.8e-7,1.38e-6,"
-                    "5.5e-7, 1.55e-7,6e-8,2.4e-8, 1.5e-7,5.9e-8,2.05e-8, 2.1e-11,-1.3e-11,-1e-11]";
+    std::string r =
+        "[0,0,0, -3.5,-3.8,-1.55, 9.07,-3.04,-1.64, 8.31,-16.29,-7.25, 11.47,-25.72,"
+        "-10.81, -15.53,-25.22,-3.19, 0,0,0, 5.4e-6,-3.9e-6,-1.8e-6, 4.8e-7,1.38e-6,"
+        "5.5e-7, 1.55e-7,6e-8,2.4e-8, 1.5e-7,5.9e-8,2.05e-8, 2.1e-11,-1.3e-11,-1e-11]";
     r.replace(r.find("-3.5"), 4, std::to_string(-3.5 - 0.01 * k));
     rows += (k ? "," : "") + r;
   }

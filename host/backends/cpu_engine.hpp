@@ -12,8 +12,8 @@
 #include <omp.h>
 
 #include <chrono>
-#include <stdexcept>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,10 +92,10 @@ class CpuEngine final : public Engine {
       }
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads())
-      for (std::int64_t i = 0; i < n_; ++i) kernels::advance_trajectory(model, integrator, sp, a, i);
+      for (std::int64_t i = 0; i < n_; ++i)
+        kernels::advance_trajectory(model, integrator, sp, a, i);
     }
-    kernel_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   std::int64_t drain(HitBlock& out) override {

@@ -243,7 +243,7 @@ class CudaEngine final : public Engine {
   cudaEvent_t stop_ = nullptr;
   std::unique_ptr<EngineSetup<M, I, Real>> setup_;
   std::int64_t n_ = 0;
-  EnsembleStorage<Real, thrust::device_vector> d_;  ///< the ensemble, on the device
+  EnsembleStorage<Real, thrust::device_vector> d_;          ///< the ensemble, on the device
   thrust::device_vector<std::int64_t> d_offset_;            ///< exclusive scan of hit counts
   thrust::device_vector<Real> d_dense_values_;              ///< [hit][1 + dim]: t, state
   thrust::device_vector<std::int64_t> d_dense_trajectory_;  ///< [hit]

@@ -14,11 +14,11 @@ namespace vigor::host {
 
 template <template <class, class, class> class EngineT, template <class> class ModelT>
 std::unique_ptr<Engine> make_engine_for(const EngineRequest& r) {
-#define VIGOR_INTEGRATOR(name, Type, header)                                                    \
-  if (r.integrator == #name) {                                                                  \
-    if (r.precision == Precision::kFloat)                                                       \
-      return std::make_unique<EngineT<ModelT<float>, kernels::Type<float>, float>>(r);          \
-    return std::make_unique<EngineT<ModelT<double>, kernels::Type<double>, double>>(r);         \
+#define VIGOR_INTEGRATOR(name, Type, header)                                            \
+  if (r.integrator == #name) {                                                          \
+    if (r.precision == Precision::kFloat)                                               \
+      return std::make_unique<EngineT<ModelT<float>, kernels::Type<float>, float>>(r);  \
+    return std::make_unique<EngineT<ModelT<double>, kernels::Type<double>, double>>(r); \
   }
 #include "kernels/integrators/integrators.def"
 #undef VIGOR_INTEGRATOR

@@ -8,12 +8,13 @@
 ///   * a lane beyond the escape radius stops;
 ///   * a lane whose section buffer fills pauses until the host drains it;
 ///   * a lane that reached end_step stops.
-/// Stopped lanes keep computing (the vector does) but `select` discards their results, so each
-/// lane's state, counters and hits are those of the scalar driver (bit for bit where the compiler
-/// contracts no multiply-add differently: vigor builds its C++ with -ffp-contract=off).
-/// The common step — every lane active, no crossing — is pure vector code; the rare events
-/// (a crossing, a freeze, an escape, a full buffer) leave the vector path for a per-lane loop,
-/// where a crossing is located by the scalar kernels::locate_crossing on the lane's state.
+/// A lane that stops writes its state, step count and energy error at once ("retires"); its
+/// register lanes keep being computed but `active` masks them out of every later decision, so the
+/// common step needs no blend. Each lane's state, counters and hits are the scalar driver's, bit
+/// for bit (vigor compiles its C++ with -ffp-contract=off, so no path fuses a multiply-add that
+/// another does not). The common step — no crossing, no freeze — is pure vector code; rare events
+/// leave it for a per-lane loop, where a crossing is located by the scalar
+/// kernels::locate_crossing on the lane's extracted state.
 /// A block may be partial (the ensemble's last n mod W trajectories): missing lanes start
 /// inactive, so every trajectory takes the same code path wherever it sits in the ensemble.
 #pragma once
@@ -50,7 +51,8 @@ inline Phase<Pack<T, W>, N> select_phase(Mask<T, W> m, const Phase<Pack<T, W>, N
 
 /// Copy a block state into / out of a plain array of registers.
 template <class T, int W, int N>
-inline void save_phase(const Phase<Pack<T, W>, N>& s, typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
+inline void save_phase(const Phase<Pack<T, W>, N>& s,
+                       typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
   for (int c = 0; c < N; ++c)
     for (int r = 0; r < Pack<T, W>::R; ++r) {
       buf[c][r] = s.q[c].v[r];
@@ -181,7 +183,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         }
       if (!active.any()) break;
     }
-    emax = max_of(emax, de);  // stopped lanes' values are never read again
+    emax = max_of(emax, de);     // stopped lanes' values are never read again
     Msk stop = Msk::all(false);  // lanes that stop after this step (full buffer, escape)
 
     if (plane) {

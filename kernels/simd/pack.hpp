@@ -232,11 +232,11 @@ struct Pack {
     return map([&](int r) { return a / b.v[r]; });
   }
 
-#define VIGOR_PACK_COMPARE(op)                                        \
-  friend MaskT operator op(const Pack& a, const Pack& b) {            \
-    MaskT m;                                                          \
-    for (int r = 0; r < R; ++r) m.v[r] = a.v[r] op b.v[r];            \
-    return m;                                                         \
+#define VIGOR_PACK_COMPARE(op)                             \
+  friend MaskT operator op(const Pack& a, const Pack& b) { \
+    MaskT m;                                               \
+    for (int r = 0; r < R; ++r) m.v[r] = a.v[r] op b.v[r]; \
+    return m;                                              \
   }
   VIGOR_PACK_COMPARE(<)
   VIGOR_PACK_COMPARE(>)
@@ -333,41 +333,41 @@ f16 _ZGVeN16v_logf(f16);
 
 // fn(Pack): libmvec on each native register where glibc has that width, else lane by lane.
 #if defined(__AVX512F__)
-#define VIGOR_MVEC_64(fn)                                                           \
-  if constexpr (sizeof(V) == 64) {                                                  \
-    if constexpr (sizeof(T) == 8)                                                   \
-      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVeN8v_##fn(a.v[r]); }); \
-    else                                                                            \
+#define VIGOR_MVEC_64(fn)                                                                    \
+  if constexpr (sizeof(V) == 64) {                                                           \
+    if constexpr (sizeof(T) == 8)                                                            \
+      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVeN8v_##fn(a.v[r]); });     \
+    else                                                                                     \
       return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVeN16v_##fn##f(a.v[r]); }); \
   } else
 #else
 #define VIGOR_MVEC_64(fn)
 #endif
 #if defined(__AVX2__)
-#define VIGOR_MVEC_32(fn)                                                           \
-  if constexpr (sizeof(V) == 32) {                                                  \
-    if constexpr (sizeof(T) == 8)                                                   \
-      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVdN4v_##fn(a.v[r]); }); \
-    else                                                                            \
+#define VIGOR_MVEC_32(fn)                                                                   \
+  if constexpr (sizeof(V) == 32) {                                                          \
+    if constexpr (sizeof(T) == 8)                                                           \
+      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVdN4v_##fn(a.v[r]); });    \
+    else                                                                                    \
       return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVdN8v_##fn##f(a.v[r]); }); \
   } else
 #else
 #define VIGOR_MVEC_32(fn)
 #endif
-#define VIGOR_PACK_MATH(fn)                                                         \
-  template <class T, int W>                                                         \
-  inline Pack<T, W> fn(const Pack<T, W>& a) {                                       \
-    using V = typename Pack<T, W>::V;                                               \
-    VIGOR_MVEC_64(fn)                                                               \
-    VIGOR_MVEC_32(fn)                                                               \
-    if constexpr (sizeof(V) == 16) {                                                \
-      if constexpr (sizeof(T) == 8)                                                 \
-        return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVbN2v_##fn(a.v[r]); }); \
-      else                                                                          \
+#define VIGOR_PACK_MATH(fn)                                                                   \
+  template <class T, int W>                                                                   \
+  inline Pack<T, W> fn(const Pack<T, W>& a) {                                                 \
+    using V = typename Pack<T, W>::V;                                                         \
+    VIGOR_MVEC_64(fn)                                                                         \
+    VIGOR_MVEC_32(fn)                                                                         \
+    if constexpr (sizeof(V) == 16) {                                                          \
+      if constexpr (sizeof(T) == 8)                                                           \
+        return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVbN2v_##fn(a.v[r]); });    \
+      else                                                                                    \
         return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVbN4v_##fn##f(a.v[r]); }); \
-    } else {                                                                        \
-      return lanewise(a, [](T x) { return vigor::kernels::fn(x); });                \
-    }                                                                               \
+    } else {                                                                                  \
+      return lanewise(a, [](T x) { return vigor::kernels::fn(x); });                          \
+    }                                                                                         \
   }
 VIGOR_PACK_MATH(sin)
 VIGOR_PACK_MATH(cos)
@@ -378,10 +378,10 @@ VIGOR_PACK_MATH(log)
 #undef VIGOR_MVEC_32
 
 /// Lane by lane for the functions libmvec has no vector entry for (or models rarely need).
-#define VIGOR_PACK_LANEWISE(fn)                                          \
-  template <class T, int W>                                              \
-  inline Pack<T, W> fn(const Pack<T, W>& a) {                            \
-    return lanewise(a, [](T x) { return vigor::kernels::fn(x); });       \
+#define VIGOR_PACK_LANEWISE(fn)                                    \
+  template <class T, int W>                                        \
+  inline Pack<T, W> fn(const Pack<T, W>& a) {                      \
+    return lanewise(a, [](T x) { return vigor::kernels::fn(x); }); \
   }
 VIGOR_PACK_LANEWISE(cbrt)
 VIGOR_PACK_LANEWISE(tan)
