@@ -43,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "bench/cpu_suite.hpp"
 #include "host/job.hpp"
 #include "host/run.hpp"
@@ -56,6 +57,10 @@
 #endif
 
 namespace {
+
+using vigor_bench_util::cpu_model;
+using vigor_bench_util::seconds_since;
+using vigor_bench_util::utc_now;
 
 using vigor_bench_cpu::PeerResult;
 using vigor_bench_cpu::Problem;
@@ -107,16 +112,9 @@ struct Options {
 }
 
 std::int64_t parse_count(const std::string& s, const char* what) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !(v >= 1) || v > 1e12 || v != std::floor(v))
-    usage(std::string(what) + ": expected a positive integer, got '" + s + "'");
-  return std::int64_t(v);
+  const std::int64_t v = vigor_bench_util::positive_count(s);
+  if (v < 0) usage(std::string(what) + ": expected a positive integer, got '" + s + "'");
+  return v;
 }
 
 const char* workload_name(Workload w) {
@@ -304,21 +302,7 @@ std::string fmt(double x, const char* f = "%.3g") {
   return buf;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // --- Machine ----------------------------------------------------------------------------------
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return "unknown CPU";
-}
 
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
@@ -348,15 +332,6 @@ double busy_fraction(double seconds) {
   read(i1, t1);
   if (t1 <= t0) return 0.0;
   return 1.0 - double(i1 - i0) / double(t1 - t0);
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 /// Vector ISA macros the bench was compiled with.

@@ -36,12 +36,17 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "bench/reference.hpp"
 #include "host/engine.hpp"
 #include "host/registry.hpp"
 #include "vigor/version.hpp"
 
 namespace {
+
+using vigor_bench_util::cpu_model;
+using vigor_bench_util::seconds_since;
+using vigor_bench_util::utc_now;
 
 using Clock = std::chrono::steady_clock;
 using vigor::host::BackendKind;
@@ -56,10 +61,6 @@ constexpr std::int64_t kSegmentSteps = 10'000;  // the run loop's default segmen
 constexpr std::int64_t kMaxSteps = 10'000'000;
 constexpr std::int64_t kVerifyTrajectories = 2'000;
 constexpr std::int64_t kVerifySteps = 2'000;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 struct Options {
   std::vector<std::int64_t> sizes{1'000, 10'000, 100'000, 1'000'000, 10'000'000};
@@ -93,16 +94,9 @@ struct Options {
 }
 
 std::int64_t parse_count(const std::string& s, const char* what) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !(v >= 1) || v > 1e12 || v != std::floor(v))
-    usage(std::string(what) + ": expected a positive integer, got '" + s + "'");
-  return std::int64_t(v);
+  const std::int64_t v = vigor_bench_util::positive_count(s);
+  if (v < 0) usage(std::string(what) + ": expected a positive integer, got '" + s + "'");
+  return v;
 }
 
 Options parse_args(int argc, char** argv) {
@@ -463,25 +457,6 @@ class Bench {
 };
 
 // --- Output ----------------------------------------------------------------------------------
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return "unknown CPU";
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 void print_header() {
   std::printf("%-7s %-5s %10s %9s %16s %16s %7s  %s\n", "backend", "prec", "n", "steps",

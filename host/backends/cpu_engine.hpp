@@ -136,7 +136,9 @@ class CpuEngine final : public Engine {
   EnsembleStorage<Real, std::vector> store_;
 };
 
-/// "cpu (N threads, <model name from /proc/cpuinfo>)"; defined in host/backends/cpu_info.cpp.
+/// The CPU's model name from /proc/cpuinfo; defined in host/backends/cpu_info.cpp.
+std::string cpu_model_name();
+/// "<model name> (N threads)".
 std::string cpu_device_name(int threads);
 
 template <class M, class I, class Real>

@@ -5,7 +5,7 @@
 
 namespace vigor::host {
 
-std::string cpu_device_name(int threads) {
+std::string cpu_model_name() {
   std::string model = "unknown CPU";
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
@@ -15,7 +15,11 @@ std::string cpu_device_name(int threads) {
       break;
     }
   }
-  return model + " (" + std::to_string(threads) + " threads)";
+  return model;
+}
+
+std::string cpu_device_name(int threads) {
+  return cpu_model_name() + " (" + std::to_string(threads) + " threads)";
 }
 
 }  // namespace vigor::host
