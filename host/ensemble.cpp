@@ -12,6 +12,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/job.hpp"
@@ -117,15 +118,23 @@ Ensemble from_states(const Json& spec, const std::string& path, const ModelInfo&
   return e;
 }
 
-Ensemble from_box(const Json& spec, const std::string& path, const ModelInfo& model) {
-  object(spec, path);
-  check_keys(spec, path, {"lo", "hi", "counts"}, "key");
+/// The "lo" and "hi" state rows of a box or random_box, checked to be ordered.
+std::pair<std::vector<double>, std::vector<double>> box_bounds(const Json& spec,
+                                                               const std::string& path,
+                                                               const ModelInfo& model) {
   const std::string row_hint = std::to_string(model.dim) + " numbers (" + state_list(model) + ")";
   const std::vector<double> lo =
       state_row(require(spec, path, "lo", row_hint), join(path, "lo"), model);
   const std::vector<double> hi =
       state_row(require(spec, path, "hi", row_hint), join(path, "hi"), model);
   check_ordered(lo, hi, path);
+  return {lo, hi};
+}
+
+Ensemble from_box(const Json& spec, const std::string& path, const ModelInfo& model) {
+  object(spec, path);
+  check_keys(spec, path, {"lo", "hi", "counts"}, "key");
+  const auto [lo, hi] = box_bounds(spec, path, model);
   const std::string counts_path = join(path, "counts");
   const Json& cj = require(spec, path, "counts", std::to_string(model.dim) + " integers >= 1");
   if (!cj.is_array() || cj.size() != std::size_t(model.dim))
@@ -176,12 +185,7 @@ inline double uniform01(std::uint64_t seed, std::uint64_t n) {
 Ensemble from_random_box(const Json& spec, const std::string& path, const ModelInfo& model) {
   object(spec, path);
   check_keys(spec, path, {"lo", "hi", "count", "seed"}, "key");
-  const std::string row_hint = std::to_string(model.dim) + " numbers (" + state_list(model) + ")";
-  const std::vector<double> lo =
-      state_row(require(spec, path, "lo", row_hint), join(path, "lo"), model);
-  const std::vector<double> hi =
-      state_row(require(spec, path, "hi", row_hint), join(path, "hi"), model);
-  check_ordered(lo, hi, path);
+  const auto [lo, hi] = box_bounds(spec, path, model);
   const std::string count_path = join(path, "count");
   const std::int64_t count = integer(require(spec, path, "count", "trajectories, an integer >= 1"),
                                      count_path, 1, kMaxAxisCount);
