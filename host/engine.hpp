@@ -34,8 +34,10 @@ struct EngineRequest {
   std::vector<double> params;   ///< model parameters in the model's kParams order
   std::vector<double> options;  ///< integrator options in the integrator's kOptions order
   double dt = 0.0;
+  int newton_iterations = 0;  ///< implicit integrators; 0: the integrator's default
   SectionConfig section;
-  double escape_radius = 0.0;  ///< <= 0: none
+  double escape_radius = 0.0;     ///< <= 0: none
+  double newton_tolerance = 0.0;  ///< <= 0: none; else status newton-not-converged above it
   int threads = 0;             ///< CPU threads; 0: OpenMP default
   bool cpu_simd = true;        ///< CPU: advance blocks of trajectories in SIMD lanes
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
@@ -58,6 +60,8 @@ struct FinalData {
   std::vector<double> state;
   std::vector<double> energy0;
   std::vector<double> energy_error;
+  std::vector<double> momentum_error;   ///< max drift of the momentum maps (0 without maps)
+  std::vector<double> newton_residual;  ///< max final Newton residual (0 for explicit steps)
   std::vector<std::int64_t> step;
   std::vector<std::int64_t> crossings;
   std::vector<std::int64_t> recorded;
@@ -67,7 +71,7 @@ struct FinalData {
 class Engine {
  public:
   virtual ~Engine() = default;
-  /// Number of state components (2 dof for canonical models).
+  /// Number of state components (2 dof for (q, p) models).
   virtual int dim() const = 0;
   /// Copy the initial states (SoA, n trajectories) in and compute the initial energies.
   virtual void upload(const std::vector<double>& state_soa, std::int64_t n) = 0;

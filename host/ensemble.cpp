@@ -217,6 +217,13 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
                            bool has_section) {
   object(spec, path);
   check_keys(spec, path, {"energy", "axes", "fixed"}, "key");
+  // Solving p_c from H = E in closed form needs a diagonal mass and no constraints.
+  if (model.kind != "separable" || model.constraints > 0)
+    fail(path, "model " + model.name + " is " +
+                   (model.constraints > 0 ? std::string("constrained")
+                                          : "not separable (" + model.kind + ")") +
+                   "; section_grid solves the conjugate momentum of a separable, unconstrained "
+                   "model only; use states, box or random_box");
   // The grid lies on the section plane q_c = value, and p_c is what closes H = E; without a plane
   // on a position coordinate there is nothing to solve for.
   if (!has_section || section.kind != kernels::kSectionPlane || section.coordinate >= model.dof)
@@ -377,7 +384,9 @@ void check_initial_states(const Ensemble& e, const ModelInfo& model,
       if (float_range && !std::isfinite(float(row[c]))) return true;
     }
     const double energy = model.energy(p, row);
-    return !std::isfinite(energy) || (float_range && !(std::fabs(energy) <= float_max));
+    if (!std::isfinite(energy) || (float_range && !(std::fabs(energy) <= float_max))) return true;
+    // Off the constraint manifold (checked once, in double, when the ensemble is made).
+    return !float_range && !model.check_state(p, row).empty();
   };
   // One pass, in parallel; the first bad row (smallest index) is the one reported.
   std::int64_t first = n;
@@ -400,6 +409,10 @@ void check_initial_states(const Ensemble& e, const ModelInfo& model,
   }
   const double energy = model.energy(p, row.data());
   const std::string shown = state_text(e, model, first);
+  if (!float_range && std::isfinite(energy)) {
+    const std::string off = model.check_state(p, row.data());
+    if (!off.empty()) fail(place.path, "state " + place.where + " " + shown + " is " + off);
+  }
   if (!std::isfinite(energy))
     fail(place.path, "energy is " + energy_text(energy) + " " + place.where + " " + shown);
   fail(place.path, "energy is " + format_number(energy) + " " + place.where + " " + shown +

@@ -338,7 +338,7 @@ const ModelInfo& parse_model(const Json& top, Job& job) {
   }
   // Each parameter may be fine alone and still overflow in combination (m = 1e-320 makes
   // 1/(m l^2) infinite); the kernels divide by nothing else, so checking the masses suffices.
-  for (int i = 0; i < info->dof; ++i) {
+  for (int i = 0; info->inv_mass && i < info->dof; ++i) {
     const double w = info->inv_mass(job.params.data(), i);
     if (!std::isfinite(w) || !(w > 0))
       fail(join(path, "params"), "give inverse mass " + format_number(w) + " for " +
@@ -380,12 +380,17 @@ void parse_integrator(const Json& top, Job& job) {
     if (const Json* v = find(in, o.name)) x = rule_value(*v, join(path, o.name), o.rule);
     job.options.push_back(x);
   }
-  // The Newmark header implements only the explicit member of the family (beta = 0).
-  if (info->name == "newmark") {
-    for (std::size_t i = 0; i < info->options.size(); ++i)
-      if (std::string(info->options[i].name) == "beta" && job.options[i] != 0)
-        fail(join(path, "beta"), "implicit Newmark (beta > 0) is not available yet; use beta = 0");
-  }
+}
+
+/// The model and the integrator must fit each other (an explicit splitting cannot integrate a
+/// constrained or non-separable model; the SO(3) rigid body needs its Lie-group integrator).
+void check_pairing(const ModelInfo& model, const Job& job) {
+  const IntegratorInfo* integrator = find_integrator(job.integrator);
+  for (const auto& name : model.integrators)
+    if (name == job.integrator) return;
+  fail("integrator.name", "integrator \"" + job.integrator + "\" handles " +
+                              integrator->requires_model + "; model \"" + model.name +
+                              "\" needs one of: " + list(model.integrators));
 }
 
 void parse_section(const Json& top, const ModelInfo& model, Job& job) {
@@ -483,7 +488,7 @@ void check_run_precision(const ModelInfo& model, Job& job) {
       check_float_value(job.options[i], join("integrator", integrator->options[i].name),
                         integrator->options[i].rule == kernels::Rule::kPositive ||
                             integrator->options[i].rule == kernels::Rule::kCount);
-  for (int i = 0; i < model.dof; ++i) {
+  for (int i = 0; model.inv_mass && i < model.dof; ++i) {
     const double w = model.inv_mass(job.params.data(), i);
     if (!std::isfinite(float(w)) || !(float(w) > 0))
       fail("model.params", "give inverse mass " + format_number(w) + " for " +
@@ -534,11 +539,12 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   if (!top.is_object()) fail("job", "must be a JSON object, got " + show(top));
   check_keys(top, "",
              {"model", "integrator", "steps", "segment_steps", "ensemble", "section",
-              "escape_radius", "backend", "precision", "output"},
+              "escape_radius", "newton_tolerance", "backend", "precision", "output"},
              "key");
 
   const ModelInfo& model = parse_model(top, job);
   parse_integrator(top, job);
+  check_pairing(model, job);
 
   job.steps = integer(require(top, "", "steps", "the number of time steps, an integer >= 1"),
                       "steps", 1, kMaxSteps);
@@ -553,6 +559,16 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   if (const Json* r = find(top, "escape_radius")) {
     job.escape_radius = number(*r, "escape_radius");
     if (!(job.escape_radius > 0)) fail("escape_radius", "must be > 0, got " + show(*r));
+  }
+  job.newton_tolerance = 0.0;
+  if (const Json* t = find(top, "newton_tolerance")) {
+    job.newton_tolerance = number(*t, "newton_tolerance");
+    if (!(job.newton_tolerance > 0))
+      fail("newton_tolerance", "must be > 0, got " + show(*t));
+    if (find_integrator(job.integrator)->is_explicit)
+      fail("newton_tolerance", "integrator \"" + job.integrator +
+                                   "\" is explicit and solves nothing; drop the key or use an "
+                                   "implicit integrator");
   }
 
   job.backend = BackendKind::kAuto;

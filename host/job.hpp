@@ -53,7 +53,8 @@ struct Job {
 
   bool has_section = false;
   SectionConfig section;       ///< kind 0 when there is no section
-  double escape_radius = 0.0;  ///< <= 0: none
+  double escape_radius = 0.0;     ///< <= 0: none
+  double newton_tolerance = 0.0;  ///< <= 0: none (residuals are reported, never acted on)
 
   BackendKind backend = BackendKind::kAuto;
   Precision precision = Precision::kDouble;

@@ -361,12 +361,15 @@ void write_sections_csv(const fs::path& file, const HitSpill& hits,
 
 void write_final_csv(const fs::path& file, const FinalData& f, double dt,
                      const std::vector<std::string>& state_names, std::int64_t n,
-                     bool float_precision) {
+                     bool float_precision, bool momentum, bool newton) {
   const int dim = int(state_names.size());
   CsvWriter out(file);
   out.text("trajectory,t");
   for (const auto& s : state_names) out.text("," + s);
-  out.text(",energy_error_max,crossings,status");
+  out.text(",energy_error_max");
+  if (momentum) out.text(",momentum_error_max");
+  if (newton) out.text(",newton_residual_max");
+  out.text(",crossings,status");
   out.endl();
   for (std::int64_t i = 0; i < n; ++i) {
     out.integer(i);
@@ -378,6 +381,14 @@ void write_final_csv(const fs::path& file, const FinalData& f, double dt,
     }
     out.sep();
     out.real(f.energy_error[i], float_precision);
+    if (momentum) {
+      out.sep();
+      out.real(f.momentum_error[i], float_precision);
+    }
+    if (newton) {
+      out.sep();
+      out.real(f.newton_residual[i], float_precision);
+    }
     out.sep();
     out.integer(f.crossings[i]);
     out.sep();

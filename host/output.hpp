@@ -106,10 +106,12 @@ void write_sections_csv(const std::filesystem::path& file, const HitSpill& hits,
                         const std::vector<std::string>& state_names, bool float_precision,
                         std::size_t memory_budget = kSectionsSortBudget);
 
-/// final.csv: trajectory,t,<state names>,energy_error_max,crossings,status.
+/// final.csv: trajectory,t,<state names>,energy_error_max[,momentum_error_max]
+/// [,newton_residual_max],crossings,status — the momentum column for models with momentum maps,
+/// the residual column for implicit integrators.
 void write_final_csv(const std::filesystem::path& file, const FinalData& f, double dt,
                      const std::vector<std::string>& state_names, std::int64_t n,
-                     bool float_precision);
+                     bool float_precision, bool momentum = false, bool newton = false);
 
 void write_json(const std::filesystem::path& file, const nlohmann::ordered_json& j);
 

@@ -1,8 +1,12 @@
 #include "host/registry.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
-#include "kernels/core/hamiltonian.hpp"
+#include "kernels/core/mechanics.hpp"
+#include "kernels/integrators/protocol.hpp"
+#include "kernels/state.hpp"
 #include "vigor/all_integrators.hpp"
 #include "vigor/all_models.hpp"
 
@@ -23,33 +27,100 @@ int cuda_runtime_device_count(std::string* why);  // host/backends/cuda_runtime.
 
 namespace {
 
+/// "<index> is <value>, above the tolerance <limit>".
+std::string defect_text(int index, double value, double limit) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%d is %.3g, above the tolerance %.3g", index, value, limit);
+  return buf;
+}
+
+/// Whether a (q, p) state satisfies the model's constraints g(q) = 0 and G(q) v = 0.
+template <class M>
+std::string check_phase_state(const M& m, const double* state) {
+  constexpr int n = M::dof;
+  constexpr int k = kernels::constraint_count<M>;
+  kernels::Vec<double, n> q, p;
+  for (int i = 0; i < n; ++i) {
+    q[i] = state[i];
+    p[i] = state[n + i];
+  }
+  const kernels::Vec<double, n> v = kernels::velocity_of(m, q, p);
+  kernels::Vec<double, k> g;
+  double G[k][n];
+  kernels::constraint_jacobian(m, q, g, G);
+  const double qmax = kernels::max_abs(q), vmax = kernels::max_abs(v);
+  const double gtol = kManifoldTolerance * (1.0 + qmax * qmax);
+  const double vtol = kManifoldTolerance * (1.0 + qmax * vmax);
+  for (int a = 0; a < k; ++a) {
+    if (!(std::abs(g[a]) <= gtol))
+      return "not on the constraint manifold: |g(q)| for constraint " +
+             defect_text(a, std::abs(g[a]), gtol) +
+             " (give positions that satisfy the constraints)";
+    double gv = 0.0;
+    for (int i = 0; i < n; ++i) gv += G[a][i] * v[i];
+    if (!(std::abs(gv) <= vtol))
+      return "velocity not tangent to the constraint manifold: |G(q) v| for constraint " +
+             defect_text(a, std::abs(gv), vtol) +
+             " (the momenta must satisfy the differentiated constraints)";
+  }
+  return {};
+}
+
 template <template <class> class ModelT>
 ModelInfo describe_model() {
   using M = ModelT<double>;
+  using Ops = kernels::StateOps<M, double>;
   ModelInfo info;
   info.name = M::kName;
   info.description = M::kDescription;
+  info.kind = !kernels::PhaseModel<M>       ? "lie_group"
+              : kernels::LagrangianModel<M> ? "lagrangian"
+                                            : "separable";
   info.dof = M::dof;
-  info.dim = 2 * M::dof;
+  info.dim = Ops::kDim;
+  info.constraints = kernels::constraint_count<M>;
+  if constexpr (kernels::PhaseModel<M>) info.forced = kernels::ForcedModel<M>;
   info.params.assign(M::kParams.begin(), M::kParams.end());
-  // Appending (not "q" + to_string) sidesteps a GCC 12 false -Wrestrict warning.
-  for (const char* prefix : {"q", "p"}) {
-    for (int i = 0; i < M::dof; ++i) {
-      std::string name(prefix);
-      name.append(std::to_string(i));
-      info.state_names.push_back(name);
+  if constexpr (requires { M::kStateNames; }) {
+    for (const char* s : M::kStateNames) info.state_names.emplace_back(s);
+  } else {
+    // Appending (not "q" + to_string) sidesteps a GCC 12 false -Wrestrict warning.
+    for (const char* prefix : {"q", "p"}) {
+      for (int i = 0; i < M::dof; ++i) {
+        std::string name(prefix);
+        name.append(std::to_string(i));
+        info.state_names.push_back(name);
+      }
     }
   }
+  if constexpr (requires { M::kMomentumNames; })
+    for (const char* s : M::kMomentumNames) info.momentum_names.emplace_back(s);
+#define VIGOR_INTEGRATOR(name, Type, header) \
+  if (kernels::integrator_supports<kernels::Type<double>, M>) info.integrators.push_back(#name);
+#include "kernels/integrators/integrators.def"
+#undef VIGOR_INTEGRATOR
   info.energy = [](const double* params, const double* state) {
     const M m = M::from_params(params);
-    kernels::Vec<double, M::dof> q, p;
-    for (int i = 0; i < M::dof; ++i) {
-      q[i] = state[i];
-      p[i] = state[M::dof + i];
-    }
-    return kernels::energy(m, q, p);
+    typename Ops::State s;
+    Ops::load(m, state, 1, s);
+    return double(Ops::energy(m, s));
   };
-  info.inv_mass = [](const double* params, int i) { return M::from_params(params).inv_mass(i); };
+  if constexpr (kernels::SeparableModel<M>)
+    info.inv_mass = [](const double* params, int i) {
+      return M::from_params(params).inv_mass(i);
+    };
+  info.check_state = [](const double* params, const double* state) -> std::string {
+    const M m = M::from_params(params);
+    if constexpr (requires(typename Ops::State s) { Ops::manifold_defect(m, s); }) {
+      typename Ops::State s;
+      Ops::load(m, state, 1, s);
+      return Ops::manifold_defect(m, s);
+    } else if constexpr (kernels::ConstrainedModel<M>) {
+      return check_phase_state(m, state);
+    } else {
+      return {};
+    }
+  };
   return info;
 }
 
@@ -63,6 +134,8 @@ IntegratorInfo describe_integrator() {
   info.order = I::kOrder;
   info.symplectic = I::kSymplectic;
   info.is_explicit = I::kExplicit;
+  info.newton_iterations = kernels::default_newton_iterations<I>;
+  info.requires_model = kernels::integrator_requires<I>;
   info.options.assign(I::kOptions.begin(), I::kOptions.end());
   return info;
 }

@@ -15,14 +15,24 @@ namespace vigor::host {
 struct ModelInfo {
   std::string name;
   std::string description;
+  /// "separable" (diagonal mass and a potential), "lagrangian" (general L(q, v)) or "lie_group"
+  /// (a state that is not (q, p): the rigid body on SO(3)).
+  std::string kind;
   int dof = 0;
-  int dim = 0;  ///< state components (2 dof)
+  int dim = 0;          ///< state components (2 dof for (q, p) models)
+  int constraints = 0;  ///< holonomic constraints g(q) = 0
+  bool forced = false;  ///< has a time-dependent external force
   std::vector<kernels::ParamSpec> params;
-  std::vector<std::string> state_names;  ///< q0 .. q(n-1), p0 .. p(n-1)
+  std::vector<std::string> state_names;     ///< q0 .. q(n-1), p0 .. p(n-1) unless the model names them
+  std::vector<std::string> momentum_names;  ///< the conserved momentum maps it reports
+  std::vector<std::string> integrators;     ///< the integrators that handle it
   /// H(state) in double for the given parameter values (kParams order).
   double (*energy)(const double* params, const double* state) = nullptr;
-  /// Diagonal inverse mass M^{-1}_ii for the given parameter values.
+  /// Diagonal inverse mass M^{-1}_ii (separable models only; nullptr otherwise).
   double (*inv_mass)(const double* params, int i) = nullptr;
+  /// "" when the state lies on the model's manifold (constraints and their velocity form within
+  /// kManifoldTolerance, relative), else what is off, with the sizes.
+  std::string (*check_state)(const double* params, const double* state) = nullptr;
 
   /// Index of a state name, or -1.
   int state_index(const std::string& s) const;
@@ -35,12 +45,17 @@ struct IntegratorInfo {
   int order = 0;
   bool symplectic = false;
   bool is_explicit = true;
+  int newton_iterations = 0;  ///< default Newton iteration count (0: explicit)
+  std::string requires_model;  ///< which models it handles, in words
   std::vector<kernels::ParamSpec> options;
 };
 
 const std::vector<ModelInfo>& model_infos();
 const std::vector<IntegratorInfo>& integrator_infos();
 const ModelInfo* find_model(const std::string& name);
+/// Relative tolerance on initial states of constrained models: |g(q)| <= tol (1 + |q|^2) and
+/// |G(q) v| <= tol (1 + |q| |v|) (max norms), loose enough for states typed with 12 digits.
+inline constexpr double kManifoldTolerance = 1e-9;
 const IntegratorInfo* find_integrator(const std::string& name);
 
 /// Number of usable CUDA devices (0 in a build without CUDA, without a driver or without a GPU).

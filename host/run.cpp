@@ -30,6 +30,8 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
   r.section = job.section;
   if (!job.has_section) r.section.kind = 0;
   r.escape_radius = job.escape_radius;
+  r.newton_iterations = job.newton_iterations;
+  r.newton_tolerance = job.newton_tolerance;
   r.threads = options.threads;
   return r;
 }
@@ -101,13 +103,15 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, HitStore* hits
 nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options, const RunResult& r) {
   const std::int64_t n = job.ensemble.count;
   std::int64_t traj_steps = 0, crossings = 0, recorded = 0;
-  double emax = 0.0;
+  double emax = 0.0, jmax = 0.0, rmax = 0.0;
   std::int64_t by_status[4] = {0, 0, 0, 0};
   for (std::int64_t i = 0; i < n; ++i) {
     traj_steps += r.final.step[i];
     crossings += r.final.crossings[i];
     recorded += r.final.recorded[i];
     emax = std::max(emax, r.final.energy_error[i]);
+    if (!r.final.momentum_error.empty()) jmax = std::max(jmax, r.final.momentum_error[i]);
+    if (!r.final.newton_residual.empty()) rmax = std::max(rmax, r.final.newton_residual[i]);
     const auto s = r.final.status[i];
     if (s >= 0 && s < 4) ++by_status[s];
   }
@@ -141,6 +145,18 @@ nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options, c
   s["crossings_recorded"] = recorded;
   s["crossings_dropped"] = crossings - recorded;
   s["energy_error_max"] = emax;
+  const ModelInfo* model = find_model(job.model);
+  const IntegratorInfo* integrator = find_integrator(job.integrator);
+  if (model && !model->momentum_names.empty()) {
+    s["momentum_maps"] = model->momentum_names;
+    s["momentum_error_max"] = jmax;
+  }
+  if (integrator && !integrator->is_explicit) {
+    s["newton_iterations"] =
+        job.newton_iterations > 0 ? job.newton_iterations : integrator->newton_iterations;
+    s["newton_residual_max"] = rmax;
+    if (job.newton_tolerance > 0) s["newton_tolerance"] = job.newton_tolerance;
+  }
   s["status_counts"] = {{"ok", by_status[0]},
                         {"non-finite", by_status[1]},
                         {"escaped", by_status[2]},
@@ -166,7 +182,9 @@ nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool f
   // Always present (header only without a section), so scripts can rely on the file.
   write_sections_csv(out.temp() / "sections.csv", spill, model->state_names, as_float);
   spill.remove();  // never part of the results
-  write_final_csv(out.temp() / "final.csv", r.final, job.dt, model->state_names, n, as_float);
+  const bool implicit = !find_integrator(job.integrator)->is_explicit;
+  write_final_csv(out.temp() / "final.csv", r.final, job.dt, model->state_names, n, as_float,
+                  !model->momentum_names.empty(), implicit);
   auto summary = make_summary(job, options, r);
   summary["output_dir"] = out.target().string();
   write_json(out.temp() / "summary.json", summary);

@@ -4,24 +4,27 @@
 /// Called by one CUDA thread per trajectory (kernels/cuda/segment_kernel.cuh) and by the CPU
 /// backend's OpenMP loop, with the same arguments. It loads the state from structure-of-arrays
 /// memory (`x[component * n + trajectory]`) into registers, takes steps until the segment's end
-/// step, watches the energy error, the status and the section, and stores everything back.
+/// step, watches the energy error, the momentum maps, the Newton residual, the status and the
+/// section, and stores everything back. The model's state is seen through StateOps (state.hpp).
 ///
 /// A trajectory stops early inside a segment when
 ///   * a step produced a non-finite energy: it is frozen at the last finite state
-///   (kStatusNonFinite);
+///     (kStatusNonFinite);
 ///   * |q| exceeded the escape radius: frozen at the first state outside (kStatusEscaped);
+///   * an implicit step's final Newton residual exceeded the job's newton_tolerance: stopped at
+///     the state that step produced (kStatusNewtonNotConverged);
 ///   * its section buffer for this drain is full: it pauses; the host drains the buffer and
-///   launches
-///     the segment again, and paused trajectories continue exactly where they were, so no crossing
-///     is ever lost to a full buffer.
+///     launches the segment again, and paused trajectories continue exactly where they were, so
+///     no crossing is ever lost to a full buffer.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/core/config.hpp"
-#include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/math.hpp"
+#include "kernels/integrators/protocol.hpp"
 #include "kernels/sections.hpp"
+#include "kernels/state.hpp"
 
 namespace vigor::kernels {
 
@@ -36,17 +39,21 @@ struct SegmentParams {
   int section_direction = kDirBoth;
   Real section_value = Real(0);
   std::int64_t stroboscopic_every = 1;
-  int hit_capacity = 0;            ///< hits per trajectory per drain
-  std::int64_t max_recorded = 0;   ///< hits recorded per trajectory over the whole run
-  Real escape_radius2 = Real(-1);  ///< <= 0: no escape test
+  int hit_capacity = 0;              ///< hits per trajectory per drain
+  std::int64_t max_recorded = 0;     ///< hits recorded per trajectory over the whole run
+  Real escape_radius2 = Real(-1);    ///< <= 0: no escape test
+  Real newton_tolerance = Real(-1);  ///< <= 0: residuals are reported, never acted on
 };
 
 /// Structure-of-arrays ensemble storage (device or host pointers).
 template <class Real>
 struct EnsembleArrays {
-  Real* state = nullptr;              ///< [c * n + i], c < 2 dof: q then p
+  Real* state = nullptr;              ///< [c * n + i], c < StateOps::kDim
   Real* energy0 = nullptr;            ///< H at t = 0
   Real* energy_error = nullptr;       ///< max |H - H0| so far
+  Real* momentum0 = nullptr;          ///< [c * n + i]: momentum maps at t = 0 (if the model has any)
+  Real* momentum_error = nullptr;     ///< max_c max_t |J_c - J_c(0)| so far
+  Real* newton_residual = nullptr;    ///< max final Newton residual over the steps so far
   std::int64_t* step = nullptr;       ///< steps taken
   std::int32_t* status = nullptr;     ///< kernels::Status
   std::int64_t* crossings = nullptr;  ///< crossings detected (recorded or not)
@@ -54,27 +61,6 @@ struct EnsembleArrays {
   std::int32_t* hit_count = nullptr;  ///< hits in the buffer since the last drain
   Real* hits = nullptr;               ///< [(c * capacity + slot) * n + i], c = 0: t, then state
 };
-
-template <class M, class Real>
-VIGOR_HD VIGOR_INLINE void load_phase(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
-                                      std::int64_t i, Phase<Real, M::dof>& s) {
-  constexpr int d = M::dof;
-  VIGOR_UNROLL
-  for (int c = 0; c < d; ++c) s.q[c] = a.state[c * n + i];
-  VIGOR_UNROLL
-  for (int c = 0; c < d; ++c) s.p[c] = a.state[(d + c) * n + i];
-  refresh_force(m, s);
-}
-
-template <class M, class Real>
-VIGOR_HD VIGOR_INLINE void store_phase(const EnsembleArrays<Real>& a, std::int64_t n,
-                                       std::int64_t i, const Phase<Real, M::dof>& s) {
-  constexpr int d = M::dof;
-  VIGOR_UNROLL
-  for (int c = 0; c < d; ++c) a.state[c * n + i] = s.q[c];
-  VIGOR_UNROLL
-  for (int c = 0; c < d; ++c) a.state[(d + c) * n + i] = s.p[c];
-}
 
 /// Write one hit (time and full state) into the trajectory's slot.
 template <int Dim, class Real>
@@ -101,14 +87,37 @@ VIGOR_HD inline bool record_hit(const EnsembleArrays<Real>& a, const SegmentPara
   return hits == sp.hit_capacity;
 }
 
-/// Energy at t = 0 for trajectory i (the host fills energy0 with it before the first segment).
+/// max_c |J_c(s) - J_c(0)| for trajectory i (0 for models without momentum maps).
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE Real momentum_drift(const M& m, const typename StateOps<M, Real>::State& s,
+                                          const EnsembleArrays<Real>& a, std::int64_t n,
+                                          std::int64_t i) {
+  using Ops = StateOps<M, Real>;
+  Real e = Real(0);
+  if constexpr (Ops::kMomentumMaps > 0) {
+    const auto J = Ops::momentum(m, s);
+    VIGOR_UNROLL
+    for (int c = 0; c < Ops::kMomentumMaps; ++c) e = max_of(e, abs(J[c] - a.momentum0[c * n + i]));
+  }
+  return e;
+}
+
+/// Energy and momentum maps at t = 0 for trajectory i (the host runs it before the first segment).
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>& a, std::int64_t n,
                                           std::int64_t i) {
-  Phase<Real, M::dof> s;
-  load_phase(m, a, n, i, s);
-  a.energy0[i] = energy(m, s.q, s.p);
+  using Ops = StateOps<M, Real>;
+  typename Ops::State s;
+  Ops::load(m, a.state + i, n, s);
+  a.energy0[i] = Ops::energy(m, s);
   a.energy_error[i] = Real(0);
+  a.newton_residual[i] = Real(0);
+  a.momentum_error[i] = Real(0);
+  if constexpr (Ops::kMomentumMaps > 0) {
+    const auto J = Ops::momentum(m, s);
+    VIGOR_UNROLL
+    for (int c = 0; c < Ops::kMomentumMaps; ++c) a.momentum0[c * n + i] = J[c];
+  }
 }
 
 /// Advance trajectory i from its current step to sp.end_step (or until it stops or pauses).
@@ -116,14 +125,16 @@ template <class M, class Integrator, class Real>
 VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator,
                                         const SegmentParams<Real>& sp,
                                         const EnsembleArrays<Real>& a, std::int64_t i) {
-  constexpr int d = M::dof;
+  using Ops = StateOps<M, Real>;
+  using State = typename Ops::State;
+  constexpr int dim = Ops::kDim;
   const std::int64_t n = sp.n;
   a.hit_count[i] = 0;
   std::int64_t k = a.step[i];
   if (a.status[i] != kStatusOk || k >= sp.end_step) return;
 
-  Phase<Real, d> s;
-  load_phase(m, a, n, i, s);
+  State s;
+  Ops::load(m, a.state + i, n, s);
   // Launch constants in locals: hit writes go through a Real pointer that, as far as the
   // compiler knows, could alias `sp`, which would otherwise force reloads in the step loop.
   const Real h = sp.h;
@@ -133,56 +144,62 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
   const int direction = sp.section_direction;
   const Real value = sp.section_value;
   const Real escape2 = sp.escape_radius2;
+  const Real newton_tol = sp.newton_tolerance;
   const Real e0 = a.energy0[i];
   Real emax = a.energy_error[i];
+  Real jmax = a.momentum_error[i];
+  Real rmax = a.newton_residual[i];
   std::int64_t crossings = a.crossings[i];
   std::int64_t recorded = a.recorded[i];
   int hits = 0;
   std::int32_t status = kStatusOk;
   // Signed distance to the section plane, carried from step to step (one selection per step).
-  Real g_prev = component(s, coord) - value;
+  Real g_prev = Ops::component(s, coord) - value;
 
   while (k < end_step) {
-    const Phase<Real, d> prev = s;
-    integrator.step(m, s, h);
-    const Real de = abs(energy(m, s.q, s.p) - e0);
-    if (!isfinite(de)) {
+    const State prev = s;
+    const Real t0 = Real(k) * h;
+    const Real residual = take_step(integrator, m, s, h, t0);
+    const Real de = abs(Ops::energy(m, s) - e0);
+    if (!isfinite(de) || !isfinite(residual)) {
       s = prev;  // freeze at the last finite state
       status = kStatusNonFinite;
       break;
     }
     emax = max_of(emax, de);
+    rmax = max_of(rmax, residual);
+    if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
     ++k;
     bool pause = false;
     if (section_kind == kSectionPlane) {
-      const Real g = component(s, coord) - value;
+      const Real g = Ops::component(s, coord) - value;
       if (is_crossing(g_prev, g, direction)) [[unlikely]] {
-        Vec<Real, 2 * d> x_hit;
-        const Real th = locate_crossing(m, prev, s, coord, value, h, x_hit);
+        Vec<Real, dim> x_hit;
+        const Real th = locate_crossing<Ops>(m, prev, s, t0, coord, value, h, x_hit);
         pause = record_hit(a, sp, i, (Real(k - 1) + th) * h, x_hit, crossings, recorded, hits);
       }
       g_prev = g;
     } else if (section_kind == kSectionStroboscopic && k % sp.stroboscopic_every == 0) {
-      Vec<Real, 2 * d> x_hit;
-      VIGOR_UNROLL
-      for (int c = 0; c < d; ++c) {
-        x_hit[c] = s.q[c];
-        x_hit[d + c] = s.p[c];
-      }
-      pause = record_hit(a, sp, i, Real(k) * h, x_hit, crossings, recorded, hits);
+      pause = record_hit(a, sp, i, Real(k) * h, Ops::as_vector(s), crossings, recorded, hits);
     }
     // After the section test, so a crossing on the escaping step is still recorded.
-    if (escape2 > Real(0) && norm2(s.q) > escape2) {
+    if (escape2 > Real(0) && Ops::position_norm2(s) > escape2) {
       status = kStatusEscaped;
+      break;
+    }
+    if (newton_tol > Real(0) && residual > newton_tol) {
+      status = kStatusNewtonNotConverged;
       break;
     }
     if (pause) break;
   }
 
-  store_phase<M>(a, n, i, s);
+  Ops::store(s, a.state + i, n);
   a.step[i] = k;
   a.status[i] = status;
   a.energy_error[i] = emax;
+  a.momentum_error[i] = jmax;
+  a.newton_residual[i] = rmax;
   a.crossings[i] = crossings;
   a.recorded[i] = recorded;
   a.hit_count[i] = hits;

@@ -2,8 +2,8 @@
 /// @brief Poincaré sections: hyperplane crossings located by cubic Hermite interpolation.
 ///
 /// Between two steps (t0, x0) -> (t0 + h, x1) every state component is interpolated by the cubic
-/// Hermite polynomial through the end values and end derivatives (dq/dt = M^{-1} p, dp/dt = f, both
-/// already at hand). Its interpolation error is O(h^4) (h^4/384 max|x''''|), so the crossing time
+/// Hermite polynomial through the end values and end derivatives (the model's vector field at both
+/// ends, from StateOps::rates). Its interpolation error is O(h^4) (h^4/384 max|x''''|), so the crossing time
 /// and state are as accurate as the step itself allows at fourth order, unlike linear interpolation
 /// (O(h^2)). The crossing time solves g(theta) = x_c(theta) - value = 0 by Newton's method started
 /// from the linear-interpolation root, with a fixed number of iterations (no data-dependent trip
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "kernels/core/config.hpp"
-#include "kernels/core/hamiltonian.hpp"
+#include "kernels/core/math.hpp"
 #include "kernels/core/vec.hpp"
 
 namespace vigor::kernels {
@@ -48,79 +48,46 @@ VIGOR_HD VIGOR_INLINE Real hermite_slope(Real x0, Real d0, Real x1, Real d1, Rea
          (Real(3) * th2 - Real(4) * th + Real(1)) * d0 + (Real(3) * th2 - Real(2) * th) * d1;
 }
 
-// The section coordinate is a run-time index. Indexing the register-resident state with it
-// directly would force the whole state into (local) memory on the GPU and onto the stack on the
-// CPU; selecting with a fully unrolled compare keeps every component in a register.
-
-/// Component i of the canonical state (q then p).
-template <class Real, int N>
-VIGOR_HD VIGOR_INLINE Real component(const Phase<Real, N>& s, int i) {
-  Real x = Real(0);
-  VIGOR_UNROLL
-  for (int c = 0; c < N; ++c) {
-    if (c == i) x = s.q[c];
-    if (N + c == i) x = s.p[c];
-  }
-  return x;
-}
-
-/// Component i of the canonical state and its time derivative times h (dq/dt = M^{-1} p,
-/// dp/dt = f).
-template <class M, class Real>
-VIGOR_HD VIGOR_INLINE void component_and_rate(const M& m, const Phase<Real, M::dof>& s, int i,
-                                              Real h, Real& x, Real& dx) {
-  constexpr int n = M::dof;
-  x = Real(0);
-  dx = Real(0);
-  VIGOR_UNROLL
-  for (int c = 0; c < n; ++c) {
-    if (c == i) {
-      x = s.q[c];
-      dx = h * m.inv_mass(c) * s.p[c];
-    }
-    if (n + c == i) {
-      x = s.p[c];
-      dx = h * s.f[c];
-    }
-  }
-}
-
 /// Number of Newton iterations on the Hermite cubic. From the linear guess (error O(h^2) in theta
 /// for a transversal crossing) Newton converges quadratically; four iterations reach round-off.
 inline constexpr int kSectionNewtonIterations = 4;
 
-/// Locate the crossing of component `coord` through `value` inside a step of size h from s0 to s1.
-/// Returns theta in [0, 1] (crossing time t0 + theta h) and the interpolated state in `out`
-/// (2*dof components, q then p).
-template <class M, class Real>
-VIGOR_HD inline Real locate_crossing(const M& m, const Phase<Real, M::dof>& s0,
-                                     const Phase<Real, M::dof>& s1, int coord, Real value, Real h,
-                                     Vec<Real, 2 * M::dof>& out) {
-  Real x0, d0, x1, d1;
-  component_and_rate(m, s0, coord, h, x0, d0);
-  component_and_rate(m, s1, coord, h, x1, d1);
-  const Real g0 = x0 - value;
-  const Real g1 = x1 - value;
+/// Locate the crossing of component `coord` through `value` inside the step of size h from s0 (at
+/// time t0) to s1. Returns theta in [0, 1] (crossing time t0 + theta h) and the interpolated state
+/// in `out` (Ops::kDim components). Ops is the model's StateOps (kernels/state.hpp).
+template <class Ops, class M, class State, class Real>
+VIGOR_HD inline Real locate_crossing(const M& m, const State& s0, const State& s1, Real t0,
+                                     int coord, Real value, Real h, Vec<Real, Ops::kDim>& out) {
+  constexpr int dim = Ops::kDim;
+  Vec<Real, dim> x0, d0, x1, d1;
+  Ops::rates(m, s0, t0, x0, d0);
+  Ops::rates(m, s1, t0 + h, x1, d1);
+  // Pick the section coordinate by unrolled compares (no run-time indexing of registers).
+  Real g0 = Real(0), g1 = Real(0), s0c = Real(0), s1c = Real(0);
+  VIGOR_UNROLL
+  for (int c = 0; c < dim; ++c) {
+    if (c == coord) {
+      g0 = x0[c] - value;
+      g1 = x1[c] - value;
+      s0c = h * d0[c];
+      s1c = h * d1[c];
+    }
+  }
   Real th = g0 / (g0 - g1);
   VIGOR_UNROLL
   for (int it = 0; it < kSectionNewtonIterations; ++it) {
-    const Real g = hermite(g0, d0, g1, d1, th);
-    const Real dg = hermite_slope(g0, d0, g1, d1, th);
+    const Real g = hermite(g0, s0c, g1, s1c, th);
+    const Real dg = hermite_slope(g0, s0c, g1, s1c, th);
     // A vanishing slope (tangential crossing) keeps the current iterate instead of dividing by 0.
     const Real delta = dg != Real(0) ? g / dg : Real(0);
     th = min_of(Real(1), max_of(Real(0), th - delta));
   }
   VIGOR_UNROLL
-  for (int i = 0; i < 2 * M::dof; ++i) {
-    Real a0, b0, a1, b1;
-    component_and_rate(m, s0, i, h, a0, b0);
-    component_and_rate(m, s1, i, h, a1, b1);
-    out[i] = hermite(a0, b0, a1, b1, th);
-  }
+  for (int c = 0; c < dim; ++c) out[c] = hermite(x0[c], h * d0[c], x1[c], h * d1[c], th);
   // The located coordinate is on the plane by definition; pin it to remove interpolation noise.
   VIGOR_UNROLL
-  for (int i = 0; i < 2 * M::dof; ++i)
-    if (i == coord) out[i] = value;
+  for (int c = 0; c < dim; ++c)
+    if (c == coord) out[c] = value;
   return th;
 }
 

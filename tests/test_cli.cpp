@@ -190,9 +190,9 @@ std::vector<BadCase> bad_cases() {
               {{"energy", 0.125}, {"axes", {{"q1", {-0.3, 0.3, 5}}, {"p1", {-0.3, 0.3, 5}}}}}}};
        },
        "", "", "ensemble.section_grid"},
-      {"newmark_implicit_beta",
+      {"newmark_beta_negative",
        [](Json& j) {
-         j["integrator"] = {{"name", "newmark"}, {"dt", 0.1}, {"gamma", 0.5}, {"beta", 0.25}};
+         j["integrator"] = {{"name", "newmark"}, {"dt", 0.1}, {"gamma", 0.5}, {"beta", -0.25}};
        },
        "", "", "integrator.beta"},
       {"precision_unknown", [](Json& j) { j["precision"] = "half"; }, "", "", "precision"},

@@ -42,7 +42,7 @@ struct Ensemble : vigor::host::EnsembleStorage<double, std::vector> {
 
   Ensemble(const M& m, const std::vector<std::vector<double>>& rows, int capacity)
       : n(std::int64_t(rows.size())), cap(capacity) {
-    allocate(n, kDim, cap);
+    allocate(n, kDim, vk::momentum_map_count<M>, cap);
     for (std::int64_t i = 0; i < n; ++i)
       for (int c = 0; c < kDim; ++c)
         state[std::size_t(c * n + i)] = rows[std::size_t(i)][std::size_t(c)];

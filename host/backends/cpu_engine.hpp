@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "host/backends/engine_common.hpp"
@@ -37,18 +38,27 @@ struct Rebind<Tmpl<T>, R> {
 template <class M, class I, class Real>
 class CpuEngine final : public Engine {
  public:
-  static constexpr int kDim = 2 * M::dof;
+  static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
+  static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
+  /// Lanes need a (q, p) state and a step without data-dependent branches; other pairs run one
+  /// trajectory per thread iteration through the scalar driver.
+  static constexpr bool kSimd =
+      kernels::PhaseModel<M> && kernels::integrator_lane_safe<I>;
   static constexpr int kLanes = kernels::block_lanes<Real>();
   using P = kernels::Pack<Real, kLanes>;
-  using MP = typename Rebind<M, P>::type;
-  using IP = typename Rebind<I, P>::type;
+  // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
+  // a model or integrator that does not support it is ever compiled.
+  using MP = std::conditional_t<kSimd, typename Rebind<M, P>::type, M>;
+  using IP = std::conditional_t<kSimd, typename Rebind<I, P>::type, I>;
 
   explicit CpuEngine(const EngineRequest& r)
       : request_(r),
         model_pack_(MP::from_params(r.params.data())),
-        integrator_pack_(IP::from_options(r.options.data())) {}
+        integrator_pack_(IP::from_options(r.options.data())) {
+    kernels::set_newton_iterations(integrator_pack_, r.newton_iterations);
+  }
 
-  int simd_lanes() const override { return request_.cpu_simd ? kLanes : 1; }
+  int simd_lanes() const override { return request_.cpu_simd && kSimd ? kLanes : 1; }
 
   int dim() const override { return kDim; }
   std::string backend_name() const override { return "cpu"; }
@@ -62,7 +72,7 @@ class CpuEngine final : public Engine {
                                   std::to_string(state_soa.size()));
     setup_ = std::make_unique<EngineSetup<M, I, Real>>(request_, n, request_.hit_buffer_bytes);
     n_ = n;
-    store_.allocate(n, kDim, setup_->params.hit_capacity);
+    store_.allocate(n, kDim, kMaps, setup_->params.hit_capacity);
     for (std::size_t k = 0; k < state_soa.size(); ++k) store_.state[k] = Real(state_soa[k]);
     const auto a = store_.arrays();
     const M model = setup_->model;
@@ -80,15 +90,16 @@ class CpuEngine final : public Engine {
     const MP model_pack = model_pack_;
     const IP integrator_pack = integrator_pack_;
     // Dynamic chunks: frozen or paused trajectories cost nothing, so work per index varies.
-    if (request_.cpu_simd) {
+    if (kSimd && request_.cpu_simd) {
       // Every trajectory, the last partial block's too, takes the lane path.
       const std::int64_t blocks = (n_ + kLanes - 1) / kLanes;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
       for (std::int64_t b = 0; b < blocks; ++b) {
         const std::int64_t i0 = b * kLanes;
         const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
-        kernels::advance_block<MP, M, IP, Real, kLanes>(model_pack, model, integrator_pack, sp, a,
-                                                        i0, valid);
+        if constexpr (kSimd)
+          kernels::advance_block<MP, M, IP, Real, kLanes>(model_pack, model, integrator_pack, sp,
+                                                          a, i0, valid);
       }
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads())
@@ -118,6 +129,8 @@ class CpuEngine final : public Engine {
     f.state.assign(store_.state.begin(), store_.state.end());
     f.energy0.assign(store_.energy0.begin(), store_.energy0.end());
     f.energy_error.assign(store_.energy_error.begin(), store_.energy_error.end());
+    f.momentum_error.assign(store_.momentum_error.begin(), store_.momentum_error.end());
+    f.newton_residual.assign(store_.newton_residual.begin(), store_.newton_residual.end());
     f.step = store_.step;
     f.crossings = store_.crossings;
     f.recorded = store_.recorded;

@@ -56,7 +56,8 @@ struct RawPointer<thrust::device_vector<T, Alloc>> {
 template <class M, class I, class Real>
 class CudaEngine final : public Engine {
  public:
-  static constexpr int kDim = 2 * M::dof;
+  static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
+  static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
 
   explicit CudaEngine(const EngineRequest& r) : request_(r) {
     VIGOR_CUDA_CHECK(cudaSetDevice(device_));
@@ -99,12 +100,12 @@ class CudaEngine final : public Engine {
     // Convert on the host: the device only ever sees Real.
     const std::vector<Real> h_state(state_soa.begin(), state_soa.end());
     try {
-      d_.allocate(n, kDim, cap);
+      d_.allocate(n, kDim, kMaps, cap);
       d_offset_.resize(cap > 0 ? un : 0);
       release(d_dense_values_);
       release(d_dense_trajectory_);
     } catch (const std::bad_alloc&) {
-      const double per_traj = double(kDim + 2) * sizeof(Real) + 3.0 * 8 + 2.0 * 4 +
+      const double per_traj = double(kDim + kMaps + 4) * sizeof(Real) + 3.0 * 8 + 2.0 * 4 +
                               double(cap) * (kDim + 1) * sizeof(Real) + (cap > 0 ? 8.0 : 0.0);
       throw std::runtime_error(
           "CUDA backend: out of device memory for " + std::to_string(n) + " trajectories (about " +
@@ -172,6 +173,8 @@ class CudaEngine final : public Engine {
     f.state = to_double(d_.state);
     f.energy0 = to_double(d_.energy0);
     f.energy_error = to_double(d_.energy_error);
+    f.momentum_error = to_double(d_.momentum_error);
+    f.newton_residual = to_double(d_.newton_residual);
     f.step = to_host_vector(d_.step);
     f.crossings = to_host_vector(d_.crossings);
     f.recorded = to_host_vector(d_.recorded);

@@ -13,13 +13,14 @@ namespace vigor::host {
 
 template <class M, class I, class Real>
 struct EngineSetup {
-  static constexpr int kDim = 2 * M::dof;
+  static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
   M model;
   I integrator;
   kernels::SegmentParams<Real> params;
 
   EngineSetup(const EngineRequest& r, std::int64_t n, std::size_t budget)
       : model(M::from_params(r.params.data())), integrator(I::from_options(r.options.data())) {
+    kernels::set_newton_iterations(integrator, r.newton_iterations);
     params.n = n;
     params.h = Real(r.dt);
     params.section_kind = r.section.kind;
@@ -31,6 +32,7 @@ struct EngineSetup {
     params.hit_capacity = choose_hit_capacity(r.section, n, kDim, sizeof(Real), budget);
     params.escape_radius2 =
         r.escape_radius > 0 ? Real(r.escape_radius * r.escape_radius) : Real(-1);
+    params.newton_tolerance = r.newton_tolerance > 0 ? Real(r.newton_tolerance) : Real(-1);
   }
 };
 

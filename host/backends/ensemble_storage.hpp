@@ -20,17 +20,21 @@ struct RawPointer {
 
 template <class Real, template <class...> class Vector>
 struct EnsembleStorage {
-  Vector<Real> state, energy0, energy_error, hits;
+  Vector<Real> state, energy0, energy_error, momentum0, momentum_error, newton_residual, hits;
   Vector<std::int64_t> step, crossings, recorded;
   Vector<std::int32_t> status, hit_count;
 
-  /// Size every array for n trajectories of `dim` components and `capacity` hit slots each, and
-  /// reset the per-trajectory counters (the state is left to the caller to fill).
-  void allocate(std::int64_t n, int dim, int capacity) {
+  /// Size every array for n trajectories of `dim` components, `maps` momentum-map components and
+  /// `capacity` hit slots each, and reset the per-trajectory counters (the state is left to the
+  /// caller to fill).
+  void allocate(std::int64_t n, int dim, int maps, int capacity) {
     const auto un = std::size_t(n);
     state.resize(un * std::size_t(dim));
     energy0.assign(un, Real(0));
     energy_error.assign(un, Real(0));
+    momentum0.assign(un * std::size_t(maps), Real(0));
+    momentum_error.assign(un, Real(0));
+    newton_residual.assign(un, Real(0));
     step.assign(un, 0);
     status.assign(un, std::int32_t(kernels::kStatusOk));
     crossings.assign(un, 0);
@@ -44,6 +48,9 @@ struct EnsembleStorage {
     a.state = ptr(state);
     a.energy0 = ptr(energy0);
     a.energy_error = ptr(energy_error);
+    a.momentum0 = momentum0.size() > 0 ? ptr(momentum0) : nullptr;
+    a.momentum_error = ptr(momentum_error);
+    a.newton_residual = ptr(newton_residual);
     a.step = ptr(step);
     a.status = ptr(status);
     a.crossings = ptr(crossings);

@@ -101,6 +101,9 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   const std::int64_t end_step = sp.end_step;
   const int coord = sp.section_coord;
   const T value = sp.section_value;
+  using OpsP = StateOps<MP, P>;
+  using OpsS = StateOps<MS, T>;
+  constexpr int kMaps = OpsP::kMomentumMaps;
 
   // Every active lane advances in every iteration, so lane l has taken k0[l] + it steps while
   // active; it records its own count when it stops.
@@ -128,9 +131,24 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     s.q[c] = load_lanes<T, W>(a.state + c * n + i0, valid);
     s.p[c] = load_lanes<T, W>(a.state + (d + c) * n + i0, valid);
   }
-  refresh_force(mp, s);
+  if constexpr (SeparableModel<MP>) {
+    refresh_force(mp, s);
+  } else {
+    s.f = Vec<P, d>::filled(P(T(0)));
+  }
   const P e0 = load_lanes<T, W>(a.energy0 + i0, valid);
   P emax = load_lanes<T, W>(a.energy_error + i0, valid);
+  P jmax = load_lanes<T, W>(a.momentum_error + i0, valid);
+  P rmax = load_lanes<T, W>(a.newton_residual + i0, valid);
+  Vec<P, (kMaps > 0 ? kMaps : 1)> j0;
+  if constexpr (kMaps > 0)
+    for (int c = 0; c < kMaps; ++c) j0[c] = load_lanes<T, W>(a.momentum0 + c * n + i0, valid);
+  // Each lane's own step count (lanes resumed after a pause may differ), for the time argument
+  // of time-dependent steps.
+  P kstart(T(0));
+  for (int l = 0; l < valid; ++l) kstart.set(l, T(k0[l]));
+  const P newton_tol(sp.newton_tolerance);
+  const bool newton_check = sp.newton_tolerance > T(0);
   P g_prev = component(s, coord) - P(value);
   const P escape2(sp.escape_radius2);
   const bool escape_on = sp.escape_radius2 > T(0);
@@ -150,6 +168,8 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     }
     a.step[i] = k0[l] + steps;
     a.energy_error[i] = emax[l];
+    a.momentum_error[i] = jmax[l];
+    a.newton_residual[i] = rmax[l];
     active.set(l, false);
   };
   // Iterations every active lane can still take: until then no lane reaches end_step.
@@ -172,9 +192,10 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     // in a stack buffer written register by register (a whole-Phase copy compiled to a memcpy
     // call per step at two registers per block).
     save_phase(s, saved);
-    ip.step(mp, s, P(h));
-    const P de = abs(energy(mp, s.q, s.p) - e0);
-    const Msk bad = active & !finite_lanes(de);
+    const P t0 = (kstart + P(T(it))) * P(h);
+    const P residual = take_step(ip, mp, s, P(h), t0);
+    const P de = abs(OpsP::energy(mp, s) - e0);
+    const Msk bad = active & !(finite_lanes(de) & finite_lanes(residual));
     if (bad.any()) {
       for (int l = 0; l < valid; ++l)
         if (bad[l]) {
@@ -183,7 +204,12 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         }
       if (!active.any()) break;
     }
-    emax = max_of(emax, de);     // stopped lanes' values are never read again
+    emax = max_of(emax, de);  // stopped lanes' values are never read again
+    rmax = max_of(rmax, residual);
+    if constexpr (kMaps > 0) {
+      const auto J = OpsP::momentum(mp, s);
+      for (int c = 0; c < kMaps; ++c) jmax = max_of(jmax, abs(J[c] - j0[c]));
+    }
     Msk stop = Msk::all(false);  // lanes that stop after this step (full buffer, escape)
 
     if (plane) {
@@ -203,8 +229,9 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
           const Phase<T, d> p0 = extract_lane(restore_phase<T, W, d>(saved), l);
           const Phase<T, d> p1 = extract_lane(s, l);
           Vec<T, 2 * d> x_hit;
-          const T th = locate_crossing(ms, p0, p1, coord, value, h, x_hit);
           const std::int64_t k = k0[l] + it + 1;
+          const T th =
+              locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
           if (record_hit(a, sp, i0 + l, (T(k - 1) + th) * h, x_hit, crossings[l], recorded[l],
                          hits[l]))
             stop.set(l, true);  // buffer full: pause until drained
@@ -229,6 +256,15 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         for (int l = 0; l < valid; ++l)
           if (out[l]) {
             status[l] = kStatusEscaped;
+            stop.set(l, true);
+          }
+    }
+    if (newton_check) {
+      const Msk unconverged = active & (residual > newton_tol);
+      if (unconverged.any())
+        for (int l = 0; l < valid; ++l)
+          if (unconverged[l] && status[l] == kStatusOk) {
+            status[l] = kStatusNewtonNotConverged;
             stop.set(l, true);
           }
     }

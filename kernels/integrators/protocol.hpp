@@ -1,0 +1,85 @@
+/// @file protocol.hpp
+/// @brief What the drivers ask of an integrator beyond its step: which models it handles, whether
+/// it may run in SIMD lanes, its Newton iteration count, and one call that takes a step whatever the step's signature.
+///
+/// An integrator is a class template on Real with kName, kDescription, kReference, kOrder,
+/// kSymplectic, kExplicit, kOptions and from_options (see integrators.def). Its step is one of
+///
+///     void step(const M&, State&, Real h) const;            // explicit, autonomous
+///     Real step(const M&, State&, Real h, Real t) const;    // implicit and/or time-dependent:
+///                                                           // returns the final Newton residual
+///
+/// It may declare `template <class M> static constexpr bool supports()` (default: separable,
+/// unconstrained, unforced models — what explicit splitting handles), `kRequires` (a phrase for
+/// the error message when a job pairs it with another model), `kLaneSafe` (default true: the
+/// step has no data-dependent branch, so it runs on Pack lanes; see kernels/simd/), and, when
+/// implicit, `kNewtonIterations` (the documented default) and a member `int newton_iterations`.
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+
+#include "kernels/core/config.hpp"
+#include "kernels/core/mechanics.hpp"
+
+namespace vigor::kernels {
+
+template <class I, class M>
+inline constexpr bool integrator_supports = [] {
+  if constexpr (requires { { I::template supports<M>() } -> std::convertible_to<bool>; })
+    return bool(I::template supports<M>());
+  else
+    return PlainSeparableModel<M>;
+}();
+
+template <class I>
+inline constexpr const char* integrator_requires = [] {
+  if constexpr (requires { I::kRequires; })
+    return I::kRequires;
+  else
+    return "a separable model without constraints or external forces";
+}();
+
+template <class I>
+inline constexpr bool integrator_lane_safe = [] {
+  if constexpr (requires { I::kLaneSafe; })
+    return bool(I::kLaneSafe);
+  else
+    return true;
+}();
+
+/// Default Newton iteration count of an implicit integrator (its kNewtonIterations), 0 for explicit
+/// ones. Implicit integrators hold the count in a member `newton_iterations` set by the host.
+template <class I>
+inline constexpr int default_newton_iterations = [] {
+  if constexpr (requires { I::kNewtonIterations; })
+    return int(I::kNewtonIterations);
+  else
+    return 0;
+}();
+
+/// Set the Newton iteration count (n > 0) of an implicit integrator; explicit ones ignore it.
+template <class I>
+inline void set_newton_iterations(I& integrator, int n) {
+  if constexpr (requires { integrator.newton_iterations = n; })
+    if (n > 0) integrator.newton_iterations = n;
+}
+
+/// One step of size h from time t; returns the step's final Newton residual (0 for explicit
+/// steps).
+template <class I, class M, class S, class Real>
+VIGOR_HD VIGOR_INLINE Real take_step(const I& integrator, const M& m, S& s, Real h, Real t) {
+  if constexpr (requires { integrator.step(m, s, h, t); }) {
+    if constexpr (std::is_void_v<decltype(integrator.step(m, s, h, t))>) {
+      integrator.step(m, s, h, t);
+      return Real(0);
+    } else {
+      return integrator.step(m, s, h, t);
+    }
+  } else {
+    integrator.step(m, s, h);
+    return Real(0);
+  }
+}
+
+}  // namespace vigor::kernels
