@@ -16,7 +16,11 @@
 /// reports otherwise. (The timed runs are long and E = 1/8 is chaotic, so their final states are
 /// compared only in the JSON, for information.)
 ///
+/// A second table (bench/implicit_suite.cpp) measures the implicit and constrained integrators
+/// next to Verlet on the same backend and precision.
+///
 ///   vigor-bench [--sizes 1e3,1e4,...] [--steps N] [--backend cpu|cuda|all] [--json FILE] [--quick]
+///               [--no-implicit]
 #include <omp.h>
 
 #include <algorithm>
@@ -37,6 +41,8 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
+#include "bench/engine_run.hpp"
+#include "bench/implicit_suite.hpp"
 #include "bench/reference.hpp"
 #include "host/engine.hpp"
 #include "host/registry.hpp"
@@ -51,13 +57,14 @@ using vigor_bench_util::utc_now;
 using Clock = std::chrono::steady_clock;
 using vigor::host::BackendKind;
 using vigor::host::Precision;
+using vigor_bench::EngineRun;
 using vigor_bench::ReferenceResult;
+using vigor_bench::kSegmentSteps;
 
 constexpr double kEnergy = 0.125;
 constexpr double kDt = 0.01;
 constexpr double kA = 1.0;
 constexpr double kB = -1.0 / 3.0;
-constexpr std::int64_t kSegmentSteps = 10'000;  // the run loop's default segment
 constexpr std::int64_t kMaxSteps = 10'000'000;
 constexpr std::int64_t kVerifyTrajectories = 2'000;
 constexpr std::int64_t kVerifySteps = 2'000;
@@ -70,6 +77,7 @@ struct Options {
   bool cuda_explicit = false;
   std::string json;
   bool quick = false;
+  bool implicit = true;  ///< also the implicit/constrained table (implicit_suite.cpp)
   double target_seconds = 0.5;       ///< per measurement
   double cpu_budget_seconds = 10.0;  ///< skip a CPU size whose shortest run would take longer
   std::int64_t min_steps = 100;
@@ -81,14 +89,16 @@ struct Options {
   std::fprintf(
       out,
       "usage: vigor-bench [--sizes N,N,...] [--steps N] [--backend cpu|cuda|all]\n"
-      "                   [--json FILE] [--quick]\n\n"
+      "                   [--json FILE] [--quick] [--no-implicit]\n\n"
       "Trajectory-steps per second of Stormer-Verlet on Henon-Heiles (E = 1/8, section\n"
-      "q0 = 0 up), FP64 and FP32, through vigor's engine and a hand-written reference.\n"
+      "q0 = 0 up), FP64 and FP32, through vigor's engine and a hand-written reference;\n"
+      "then the implicit and constrained integrators next to Verlet (bench/implicit_suite.cpp).\n"
       "  --sizes    ensemble sizes (default 1e3,1e4,1e5,1e6,1e7; 1e3,1e4,1e5 with --quick)\n"
       "  --steps    steps per measurement (default: chosen for ~%.1f s per measurement)\n"
       "  --backend  cpu, cuda or all (default all: cuda only where a device exists)\n"
       "  --json     also write the results and machine info as JSON to FILE\n"
-      "  --quick    small sizes and short measurements (a smoke run, < 30 s)\n",
+      "  --quick    small sizes and short measurements (a smoke run, < 30 s)\n"
+      "  --no-implicit  skip the table of implicit and constrained integrators\n",
       Options{}.target_seconds);
   std::exit(error.empty() ? 0 : 2);
 }
@@ -137,6 +147,8 @@ Options parse_args(int argc, char** argv) {
       o.json = value();
     } else if (a == "--quick") {
       o.quick = true;
+    } else if (a == "--no-implicit") {
+      o.implicit = false;
     } else {
       usage("unknown argument '" + a + "'");
     }
@@ -206,49 +218,9 @@ vigor::host::EngineRequest make_request(Precision precision) {
   return r;
 }
 
-struct EngineRun {
-  double seconds = 0;
-  double kernel_seconds = 0;
-  std::int64_t launches = 0;
-  std::int64_t hits = 0;
-  std::int64_t crossings = 0;
-  std::int64_t unfinished = 0;  ///< trajectories not at `steps` with status ok
-  double max_energy_error = 0;
-  std::string device;
-  std::vector<double> state;
-};
-
 EngineRun run_engine(BackendKind backend, Precision precision, const std::vector<double>& soa,
                      std::int64_t n, std::int64_t steps) {
-  EngineRun r;
-  auto engine = vigor::host::make_engine(make_request(precision), backend);
-  r.device = engine->device_name();
-  engine->upload(soa, n);
-  vigor::host::HitBlock block;
-  const auto t0 = Clock::now();
-  for (std::int64_t done = 0; done < steps;) {
-    const std::int64_t end = std::min(steps, done + kSegmentSteps);
-    for (;;) {
-      engine->launch(end);
-      ++r.launches;
-      block.clear();
-      const std::int64_t full = engine->drain(block);
-      r.hits += std::int64_t(block.trajectory.size());
-      if (full == 0) break;
-    }
-    done = end;
-  }
-  r.seconds = seconds_since(t0);
-  r.kernel_seconds = engine->kernel_seconds();
-  vigor::host::FinalData f = engine->download();
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto ui = std::size_t(i);
-    r.crossings += f.crossings[ui];
-    r.max_energy_error = std::max(r.max_energy_error, f.energy_error[ui]);
-    if (f.step[ui] != steps || f.status[ui] != 0) ++r.unfinished;
-  }
-  r.state = std::move(f.state);
-  return r;
+  return vigor_bench::run_engine(make_request(precision), backend, soa, n, steps);
 }
 
 // --- The hand-written CPU reference ------------------------------------------------------------
@@ -562,6 +534,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "vigor-bench: error: %s\n", e.what());
     return 3;
   }
+  nlohmann::json implicit_rows;
+  if (o.implicit) {
+    vigor_bench::ImplicitSuiteOptions io;
+    io.quick = o.quick;
+    io.target_seconds = o.target_seconds;
+    io.henon_heiles_ensemble = make_ensemble;
+    try {
+      implicit_rows = vigor_bench::run_implicit_suite(backends, io);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "vigor-bench: error: %s\n", e.what());
+      return 3;
+    }
+  }
   const int warnings = int(std::count_if(rows.begin(), rows.end(),
                                          [](const Row& r) { return !r.skipped && !r.verify_ok; }));
   std::printf("\n%zu measurements, %d with check warnings, %.1f s\n", rows.size(), warnings,
@@ -587,6 +572,7 @@ int main(int argc, char** argv) {
     if (!use_cuda && o.cuda) j["machine"]["gpu_unavailable"] = gpu_why;
     j["results"] = nlohmann::json::array();
     for (const Row& r : rows) j["results"].push_back(row_json(r));
+    if (o.implicit) j["implicit"] = implicit_rows;
     std::ofstream out(o.json);
     out << j.dump(2) << "\n";
     if (!out) {

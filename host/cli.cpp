@@ -52,8 +52,20 @@ void print_params(const std::vector<kernels::ParamSpec>& ps) {
 int list() {
   std::printf("models:\n");
   for (const auto& m : model_infos()) {
-    std::printf("  %s  (dof %d)\n    %s\n    state:", m.name.c_str(), m.dof, m.description.c_str());
+    std::printf("  %s  (dof %d, %s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof,
+                m.kind.c_str(),
+                m.constraints > 0 ? (", " + std::to_string(m.constraints) + " constraints").c_str()
+                                  : "",
+                m.forced ? ", forced" : "", m.description.c_str());
     for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
+    std::printf("\n");
+    if (!m.momentum_names.empty()) {
+      std::printf("    momentum maps:");
+      for (const auto& s : m.momentum_names) std::printf(" %s", s.c_str());
+      std::printf("\n");
+    }
+    std::printf("    integrators:");
+    for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
     std::printf("\n");
     if (!m.params.empty()) {
       std::printf("    params:\n");
@@ -66,6 +78,9 @@ int list() {
                 i.symplectic ? "symplectic" : "not symplectic",
                 i.is_explicit ? "explicit" : "implicit", i.description.c_str(),
                 i.reference.c_str());
+    std::printf("    handles: %s\n", i.requires_model.c_str());
+    if (i.newton_iterations > 0)
+      std::printf("    newton_iterations: default %d\n", i.newton_iterations);
     if (!i.options.empty()) {
       std::printf("    options:\n");
       print_params(i.options);

@@ -411,7 +411,7 @@ void check_initial_states(const Ensemble& e, const ModelInfo& model,
   const std::string shown = state_text(e, model, first);
   if (!float_range && std::isfinite(energy)) {
     const std::string off = model.check_state(p, row.data());
-    if (!off.empty()) fail(place.path, "state " + place.where + " " + shown + " is " + off);
+    if (!off.empty()) fail(place.path, place.where + " " + shown + ": " + off);
   }
   if (!std::isfinite(energy))
     fail(place.path, "energy is " + energy_text(energy) + " " + place.where + " " + shown);

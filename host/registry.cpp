@@ -53,13 +53,13 @@ std::string check_phase_state(const M& m, const double* state) {
   const double vtol = kManifoldTolerance * (1.0 + qmax * vmax);
   for (int a = 0; a < k; ++a) {
     if (!(std::abs(g[a]) <= gtol))
-      return "not on the constraint manifold: |g(q)| for constraint " +
+      return "not on the constraint manifold: |g(q)| of constraint " +
              defect_text(a, std::abs(g[a]), gtol) +
              " (give positions that satisfy the constraints)";
     double gv = 0.0;
     for (int i = 0; i < n; ++i) gv += G[a][i] * v[i];
     if (!(std::abs(gv) <= vtol))
-      return "velocity not tangent to the constraint manifold: |G(q) v| for constraint " +
+      return "velocity not tangent to the constraint manifold: |G(q) v| of constraint " +
              defect_text(a, std::abs(gv), vtol) +
              " (the momenta must satisfy the differentiated constraints)";
   }

@@ -50,6 +50,19 @@ struct HenonHeiles {
     g[0] = x + Real(2) * a * x * y;
     g[1] = y + a * x * x + Real(3) * b * y * y;
   }
+
+  /// Hess V, hand-written for the Newton Jacobians of the implicit integrators (tests check it
+  /// against nested-dual AD of potential()).
+  VIGOR_HD VIGOR_INLINE void potential_hessian(const kernels::Vec<Real, dof>& q,
+                                               kernels::Mat<Real, dof>& H) const {
+    const Real x = q[0];
+    const Real y = q[1];
+    const Real hxy = Real(2) * a * x;
+    H[0][0] = Real(1) + Real(2) * a * y;
+    H[0][1] = hxy;
+    H[1][0] = hxy;
+    H[1][1] = Real(1) + Real(6) * b * y;
+  }
 };
 
 }  // namespace vigor::models

@@ -21,6 +21,7 @@
 #include "models/kepler.hpp"
 #include "models/outer_solar_system.hpp"
 #include "models/pendulum.hpp"
+#include "vigor/all_models.hpp"  // every registered model, for the registry test
 
 namespace vigor::models {
 namespace {
@@ -211,8 +212,9 @@ void ExpectParam(const kernels::ParamSpec& p, const char* name, double value, Ru
 // Registry
 
 TEST(Models, EveryRegisteredModelIsTestedHereUnderItsJobName) {
-  // A model added to models.def without its header included above fails to compile here, so no
-  // model escapes this file.
+  // Every registered model, under its job name and with a description. The models of this file
+  // are tested below; the constrained, Lagrangian and Lie-group models in test_constrained.cpp,
+  // test_implicit.cpp and test_lie_group.cpp.
 #define VIGOR_MODEL(job, Type, header)     \
   EXPECT_STREQ(Type<double>::kName, #job); \
   EXPECT_GT(std::string(Type<double>::kDescription).size(), 0u);

@@ -40,10 +40,11 @@ class CpuEngine final : public Engine {
  public:
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
   static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
-  /// Lanes need a (q, p) state and a step without data-dependent branches; other pairs run one
-  /// trajectory per thread iteration through the scalar driver.
-  static constexpr bool kSimd =
-      kernels::PhaseModel<M> && kernels::integrator_lane_safe<I>;
+  /// Lanes need a separable (q, p) model and a step without data-dependent branches. Other pairs
+  /// run one trajectory per thread iteration through the scalar driver: the rigid body on SO(3)
+  /// has no Phase, and a general Lagrangian's nested-dual Jacobians on 16-lane packs would spill
+  /// registers and multiply compile time for little gain.
+  static constexpr bool kSimd = kernels::SeparableModel<M> && kernels::integrator_lane_safe<I>;
   static constexpr int kLanes = kernels::block_lanes<Real>();
   using P = kernels::Pack<Real, kLanes>;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of

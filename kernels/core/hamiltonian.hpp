@@ -7,11 +7,14 @@
 ///     H(q, p) = 1/2 sum_i p_i^2 inv_mass(i) + V(q).
 ///
 /// The force -grad V comes from the model's hand-written `potential_gradient(q, g)` when it has
-/// one, and from forward-mode AD of `potential` otherwise, so a model only has to write V.
+/// one, and from forward-mode AD of `potential` otherwise, so a model only has to write V. The
+/// Hessian (for the Newton Jacobians of implicit steps) likewise comes from a hand-written
+/// `potential_hessian(q, H)` or from nested-dual AD.
 #pragma once
 
 #include "config.hpp"
 #include "dual.hpp"
+#include "lu.hpp"
 #include "math.hpp"
 #include "vec.hpp"
 
@@ -55,6 +58,82 @@ VIGOR_HD VIGOR_INLINE void potential_gradient(const M& m, const Vec<Real, M::dof
     m.potential_gradient(q, g);
   } else {
     potential_gradient_ad(m, q, g);
+  }
+}
+
+template <class M, class Real>
+concept HasHandHessian = requires(const M& m, const Vec<Real, M::dof>& q, Mat<Real, M::dof>& H) {
+  m.potential_hessian(q, H);
+};
+
+/// Largest dof whose Hessian comes from one evaluation on Dual<Dual<Real, n>, n> ((n+1)^2
+/// components per number). Above it the nested type grows too large — an 18-dof model on a
+/// 16-lane Pack would carry 46 KB per number, which explodes compile time and stack — so the
+/// Hessian is assembled from n(n+1)/2 evaluations on Dual<Dual<Real, 1>, 1> (4 components).
+inline constexpr int kNestedHessianMaxDof = 4;
+
+/// grad V(q) and Hess V(q) by forward-mode AD of the templated potential.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void potential_gradient_hessian_ad(const M& m, const Vec<Real, M::dof>& q,
+                                                         Vec<Real, M::dof>& g,
+                                                         Mat<Real, M::dof>& H) {
+  constexpr int n = M::dof;
+  if constexpr (n <= kNestedHessianMaxDof) {
+    using D1 = Dual<Real, n>;
+    using D2 = Dual<D1, n>;
+    Vec<D2, n> qd;
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) qd[i] = D2::variable(D1::variable(q[i], i), i);
+    const D2 V = m.template potential<D2>(qd);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      g[i] = V.v.d[i];
+      VIGOR_UNROLL
+      for (int j = 0; j < n; ++j) H[i][j] = V.d[j].d[i];
+    }
+  } else {
+    // One second derivative per evaluation: inner seed e_i, outer seed e_j. Plain loops (not
+    // unrolled): the potential is instantiated once.
+    using E1 = Dual<Real, 1>;
+    using E2 = Dual<E1, 1>;
+    for (int i = 0; i < n; ++i) {
+      for (int j = i; j < n; ++j) {
+        Vec<E2, n> qd;
+        VIGOR_UNROLL
+        for (int k = 0; k < n; ++k) qd[k] = E2(E1(q[k]));
+        qd[i].v.d[0] = Real(1);
+        qd[j].d[0] = E1(Real(1));
+        const E2 V = m.template potential<E2>(qd);
+        H[i][j] = V.d[0].d[0];
+        H[j][i] = V.d[0].d[0];
+        if (i == j) g[i] = V.v.d[0];
+      }
+    }
+  }
+}
+
+/// Hess V(q): the model's hand-written Hessian when present, nested-dual AD otherwise.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void potential_hessian(const M& m, const Vec<Real, M::dof>& q,
+                                             Mat<Real, M::dof>& H) {
+  if constexpr (HasHandHessian<M, Real>) {
+    m.potential_hessian(q, H);
+  } else {
+    Vec<Real, M::dof> g;
+    potential_gradient_hessian_ad(m, q, g, H);
+  }
+}
+
+/// grad V(q) and Hess V(q) at one point (what a Newton iteration of an implicit step needs): the
+/// hand-written hooks when the model has both, one nested-dual evaluation otherwise.
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void potential_gradient_hessian(const M& m, const Vec<Real, M::dof>& q,
+                                                      Vec<Real, M::dof>& g, Mat<Real, M::dof>& H) {
+  if constexpr (HasHandGradient<M, Real> && HasHandHessian<M, Real>) {
+    m.potential_gradient(q, g);
+    m.potential_hessian(q, H);
+  } else {
+    potential_gradient_hessian_ad(m, q, g, H);
   }
 }
 
