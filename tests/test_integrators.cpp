@@ -241,10 +241,9 @@ TEST(Newmark, OtherGammaIsNotSymplecticControl) {
   const double loss = e0 - energy_of(m, s);
   auto r = start(m, {1.0}, {0.0});
   double vmax = 0;
-  integrate(vk::Newmark<double>{0.5, 0.0}, m, r, h, 10000,
-            [&](long, const Phase<double, 1>& x) {
-              vmax = std::max(vmax, std::abs(energy_of(m, x) - e0));
-            });
+  integrate(vk::Newmark<double>{0.5, 0.0}, m, r, h, 10000, [&](long, const Phase<double, 1>& x) {
+    vmax = std::max(vmax, std::abs(energy_of(m, x) - e0));
+  });
   std::printf("  newmark gamma=0.7 energy loss %.3e; gamma=0.5 max |dH| %.3e\n", loss, vmax);
   EXPECT_GT(loss, 100 * vmax);
 }

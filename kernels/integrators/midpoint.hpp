@@ -112,19 +112,22 @@ struct Midpoint {
       const M& m, const Vec<Real, M::dof>& q0, const Vec<Real, M::dof>& p0, Real t, Real hh) {
     constexpr int n = M::dof;
     const Vec<Real, n> v0 = legendre_velocity(m, q0, p0);
-    // With constraints the half step would miss the O(1) constraint force and land O(h) off the
-    // solution: v(q0, p0), which satisfies the hidden constraint, is the better guess there.
-    if constexpr (ConstrainedModel<M>) return v0;
-    Vec<Real, n> pdot, Lv;
-    lagrangian_gradient(m, q0, v0, pdot, Lv);
-    if constexpr (ForcedModel<M>) pdot += external_force_of(m, q0, v0, t);
-    Vec<Real, n> qh, ph;
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) {
-      qh[i] = q0[i] + hh * v0[i];
-      ph[i] = p0[i] + hh * pdot[i];
+    if constexpr (ConstrainedModel<M>) {
+      // The half step would miss the O(1) constraint force and land O(h) off the solution:
+      // v(q0, p0), which satisfies the hidden constraint, is the better guess here.
+      return v0;
+    } else {
+      Vec<Real, n> pdot, Lv;
+      lagrangian_gradient(m, q0, v0, pdot, Lv);
+      if constexpr (ForcedModel<M>) pdot += external_force_of(m, q0, v0, t);
+      Vec<Real, n> qh, ph;
+      VIGOR_UNROLL
+      for (int i = 0; i < n; ++i) {
+        qh[i] = q0[i] + hh * v0[i];
+        ph[i] = p0[i] + hh * pdot[i];
+      }
+      return legendre_velocity(m, qh, ph);
     }
-    return legendre_velocity(m, qh, ph);
   }
 
   template <class M>
@@ -150,9 +153,9 @@ struct Midpoint {
         for (int j = 0; j < n; ++j) J[i][j] = c * J[i][j];
         J[i][i] += Real(1);
       }
-      // J = I + (h^2/4) M^{-1} Hess V: a perturbation of I by O(h^2) (symmetric for a uniform
-      // mass, similar to a symmetric matrix for any diagonal M), so elimination without pivoting
-      // meets pivots near 1.
+      // J = I + (h^2/4) M^{-1} Hess V: a perturbation of I by O(h^2) (similar to a symmetric
+      // matrix for any diagonal M), so within the documented steps (h^2 |M^{-1} Hess V|/4 << 1)
+      // elimination without pivoting meets pivots near 1.
       q1 -= solve_nopivot(J, F);
     }
     VIGOR_UNROLL
@@ -204,9 +207,11 @@ struct Midpoint {
         VIGOR_UNROLL
         for (int i = 0; i < n; ++i) Fd[i] += hh * fe[i];
       }
-      // A = -d^2L/dv^2 + (h/2)(L_qv - L_vq) + (h^2/4) L_qq: minus a mass matrix (symmetric
-      // positive definite for a mechanical L) plus O(h) terms, so Gaussian elimination without
-      // pivoting is stable: the pivots are those of -M, bounded away from zero.
+      // A = -L_vv + (h/2)(L_qv - L_qv^T) + (h^2/4) L_qq: -A has the symmetric part
+      // M - (h^2/4) L_qq (M = L_vv, positive definite for a mechanical L; the correction small at
+      // the documented steps) and an O(h) skew part. Gaussian elimination without pivoting is
+      // stable for a matrix with positive definite symmetric part: its pivots are bounded below
+      // by that part's smallest eigenvalue.
       Mat<Real, n> A;
       Vec<Real, n> F;
       VIGOR_UNROLL
