@@ -217,13 +217,13 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
                            bool has_section) {
   object(spec, path);
   check_keys(spec, path, {"energy", "axes", "fixed"}, "key");
-  // Solving p_c from H = E in closed form needs a diagonal mass and no constraints.
-  if (model.kind != "separable" || model.constraints > 0)
+  // p_c is solved from H = E, which is quadratic in p_c for (q, p) models; a constrained model's
+  // p_c would also have to satisfy the velocity form of the constraints.
+  if (model.kind == "lie_group" || model.constraints > 0)
     fail(path, "model " + model.name + " is " +
-                   (model.constraints > 0 ? std::string("constrained")
-                                          : "not separable (" + model.kind + ")") +
-                   "; section_grid solves the conjugate momentum of a separable, unconstrained "
-                   "model only; use states, box or random_box");
+                   (model.constraints > 0 ? std::string("constrained") : "not a (q, p) model") +
+                   "; section_grid solves the conjugate momentum of an unconstrained (q, p) model "
+                   "only; use states, box or random_box");
   // The grid lies on the section plane q_c = value, and p_c is what closes H = E; without a plane
   // on a position coordinate there is nothing to solve for.
   if (!has_section || section.kind != kernels::kSectionPlane || section.coordinate >= model.dof)
@@ -302,21 +302,36 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
     }
   }
 
-  // p_c = s sqrt(2 (E - H_rest) / M^{-1}_cc), H_rest = H with p_c = 0: exact for the separable,
-  // diagonal-mass Hamiltonians of the registry. The sign makes q_c increase through the plane for
-  // "up" and "both", decrease for "down".
+  // Separable models: p_c = s sqrt(2 (E - H_rest) / M^{-1}_cc), H_rest = H with p_c = 0. Other
+  // (q, p) models have H = 1/2 p^T M(q)^{-1} p + (terms linear in p) + V, a quadratic
+  // a p_c^2 + b p_c + H_rest in p_c whose coefficients three evaluations give exactly; its roots
+  // have dq_c/dt = dH/dp_c = +-sqrt(b^2 - 4 a (H_rest - E)). The sign makes q_c increase through
+  // the plane for "up" and "both", decrease for "down".
   const double sign = section.direction == kernels::kDirDown ? -1.0 : 1.0;
-  const double w = model.inv_mass(params.data(), qc);
+  const bool separable = model.inv_mass != nullptr;
+  const double w = separable ? model.inv_mass(params.data(), qc) : 0.0;
   const std::size_t n0 = axes[0].values.size(), n1 = axes[1].values.size();
   auto solve = [&](std::size_t k0, std::size_t k1, std::vector<double>& s) -> bool {
     s = base;
     s[axes[0].coordinate] = axes[0].values[k0];
     s[axes[1].coordinate] = axes[1].values[k1];
     s[pc] = 0.0;
-    const double excess = energy - model.energy(params.data(), s.data());
+    const double h0 = model.energy(params.data(), s.data());
+    const double excess = energy - h0;
     // NaN (a singular potential) counts as not allowed, like a negative kinetic energy.
-    if (!(excess >= 0)) return false;
-    s[pc] = sign * std::sqrt(2.0 * excess / w);
+    if (!(excess >= 0) && separable) return false;
+    if (separable) {
+      s[pc] = sign * std::sqrt(2.0 * excess / w);
+      return std::isfinite(s[pc]);
+    }
+    s[pc] = 1.0;
+    const double hp = model.energy(params.data(), s.data());
+    s[pc] = -1.0;
+    const double hm = model.energy(params.data(), s.data());
+    const double a = 0.5 * (hp + hm) - h0, b = 0.5 * (hp - hm);
+    const double disc = b * b + 4.0 * a * excess;
+    if (!(a > 0) || !(disc >= 0)) return false;
+    s[pc] = (-b + sign * std::sqrt(disc)) / (2.0 * a);
     return std::isfinite(s[pc]);
   };
 

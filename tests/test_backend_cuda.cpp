@@ -348,8 +348,9 @@ void expect_agree(const Outcome& got, const Outcome& want, const Ensemble& ens,
 /// The scenario must exercise what it claims to, or the comparison proves nothing.
 void expect_meaningful(const Outcome& cpu, const Ensemble& ens, const Case& c) {
   EXPECT_GE(cpu.hit_total, ens.n) << "too few section crossings to compare";
-  if (c.slots < c.max_crossings)
+  if (c.slots < c.max_crossings) {
     EXPECT_GT(cpu.relaunches, 0) << "no trajectory paused on a full buffer";
+  }
   std::int64_t ok = 0;
   for (std::int64_t i = 0; i < ens.n; ++i) {
     const auto ui = std::size_t(i);
