@@ -103,14 +103,15 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
       {"rattle / double_spherical", "double_spherical_pendulum", "rattle", 1e-3, 0, false},
       {"var_euler / rigid_body_so3", "rigid_body_so3", "variational_euler_so3", 0.01, 0, false},
   };
-  std::printf("\nimplicit and constrained integrators (ratio = this / verlet on henon_heiles, "
-              "same backend and precision)\n");
+  std::printf(
+      "\nimplicit and constrained integrators (ratio = this / verlet on henon_heiles, "
+      "same backend and precision)\n");
   std::printf("%-7s %-5s %-28s %9s %7s %8s %14s %7s %10s\n", "backend", "prec", "case", "n",
               "lanes", "steps", "engine t-s/s", "ratio", "residual");
   nlohmann::json rows = nlohmann::json::array();
   for (const BackendKind b : backends) {
-    const std::int64_t n = b == BackendKind::kCuda ? (o.quick ? 100'000 : 1'000'000)
-                                                   : (o.quick ? 2'000 : 20'000);
+    const std::int64_t n =
+        b == BackendKind::kCuda ? (o.quick ? 100'000 : 1'000'000) : (o.quick ? 2'000 : 20'000);
     for (const Precision p : {Precision::kDouble, Precision::kFloat}) {
       double verlet_rate = 0;
       for (const Case& c : cases) {

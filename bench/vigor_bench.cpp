@@ -58,8 +58,8 @@ using Clock = std::chrono::steady_clock;
 using vigor::host::BackendKind;
 using vigor::host::Precision;
 using vigor_bench::EngineRun;
-using vigor_bench::ReferenceResult;
 using vigor_bench::kSegmentSteps;
+using vigor_bench::ReferenceResult;
 
 constexpr double kEnergy = 0.125;
 constexpr double kDt = 0.01;
@@ -77,7 +77,7 @@ struct Options {
   bool cuda_explicit = false;
   std::string json;
   bool quick = false;
-  bool implicit = true;  ///< also the implicit/constrained table (implicit_suite.cpp)
+  bool implicit = true;              ///< also the implicit/constrained table (implicit_suite.cpp)
   double target_seconds = 0.5;       ///< per measurement
   double cpu_budget_seconds = 10.0;  ///< skip a CPU size whose shortest run would take longer
   std::int64_t min_steps = 100;

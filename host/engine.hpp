@@ -38,8 +38,8 @@ struct EngineRequest {
   SectionConfig section;
   double escape_radius = 0.0;     ///< <= 0: none
   double newton_tolerance = 0.0;  ///< <= 0: none; else status newton-not-converged above it
-  int threads = 0;             ///< CPU threads; 0: OpenMP default
-  bool cpu_simd = true;        ///< CPU: advance blocks of trajectories in SIMD lanes
+  int threads = 0;                ///< CPU threads; 0: OpenMP default
+  bool cpu_simd = true;           ///< CPU: advance blocks of trajectories in SIMD lanes
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
   std::size_t hit_buffer_bytes = std::size_t(256) << 20;
 };

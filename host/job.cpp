@@ -498,6 +498,7 @@ void check_run_precision(const ModelInfo& model, Job& job) {
   }
   if (job.has_section && job.section.kind == kernels::kSectionPlane)
     check_float_value(job.section.value, "section.value", false);
+  if (job.newton_tolerance > 0) check_float_value(job.newton_tolerance, "newton_tolerance", true);
   check_initial_states(job.ensemble, model, job.params, true);
 }
 
@@ -559,12 +560,16 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   if (const Json* r = find(top, "escape_radius")) {
     job.escape_radius = number(*r, "escape_radius");
     if (!(job.escape_radius > 0)) fail("escape_radius", "must be > 0, got " + show(*r));
+    if (model.kind == "lie_group")
+      fail("escape_radius", "model " + model.name +
+                                " has no position vector to escape (its state is an attitude); "
+                                "drop the key, got " +
+                                show(*r));
   }
   job.newton_tolerance = 0.0;
   if (const Json* t = find(top, "newton_tolerance")) {
     job.newton_tolerance = number(*t, "newton_tolerance");
-    if (!(job.newton_tolerance > 0))
-      fail("newton_tolerance", "must be > 0, got " + show(*t));
+    if (!(job.newton_tolerance > 0)) fail("newton_tolerance", "must be > 0, got " + show(*t));
     if (find_integrator(job.integrator)->is_explicit)
       fail("newton_tolerance", "integrator \"" + job.integrator +
                                    "\" is explicit and solves nothing; drop the key or use an "

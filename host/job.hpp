@@ -52,7 +52,7 @@ struct Job {
   Ensemble ensemble;
 
   bool has_section = false;
-  SectionConfig section;       ///< kind 0 when there is no section
+  SectionConfig section;          ///< kind 0 when there is no section
   double escape_radius = 0.0;     ///< <= 0: none
   double newton_tolerance = 0.0;  ///< <= 0: none (residuals are reported, never acted on)
 

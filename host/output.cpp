@@ -366,10 +366,11 @@ void write_final_csv(const fs::path& file, const FinalData& f, double dt,
   CsvWriter out(file);
   out.text("trajectory,t");
   for (const auto& s : state_names) out.text("," + s);
-  out.text(",energy_error_max");
+  // The contract's columns first, unchanged; the optional ones after them, so positional readers
+  // of explicit runs and of the first columns keep working.
+  out.text(",energy_error_max,crossings,status");
   if (momentum) out.text(",momentum_error_max");
   if (newton) out.text(",newton_residual_max");
-  out.text(",crossings,status");
   out.endl();
   for (std::int64_t i = 0; i < n; ++i) {
     out.integer(i);
@@ -381,6 +382,10 @@ void write_final_csv(const fs::path& file, const FinalData& f, double dt,
     }
     out.sep();
     out.real(f.energy_error[i], float_precision);
+    out.sep();
+    out.integer(f.crossings[i]);
+    out.sep();
+    out.text(status_name(f.status[i]));
     if (momentum) {
       out.sep();
       out.real(f.momentum_error[i], float_precision);
@@ -389,10 +394,6 @@ void write_final_csv(const fs::path& file, const FinalData& f, double dt,
       out.sep();
       out.real(f.newton_residual[i], float_precision);
     }
-    out.sep();
-    out.integer(f.crossings[i]);
-    out.sep();
-    out.text(status_name(f.status[i]));
     out.endl();
   }
   out.close();

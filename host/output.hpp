@@ -106,9 +106,9 @@ void write_sections_csv(const std::filesystem::path& file, const HitSpill& hits,
                         const std::vector<std::string>& state_names, bool float_precision,
                         std::size_t memory_budget = kSectionsSortBudget);
 
-/// final.csv: trajectory,t,<state names>,energy_error_max[,momentum_error_max]
-/// [,newton_residual_max],crossings,status — the momentum column for models with momentum maps,
-/// the residual column for implicit integrators.
+/// final.csv: trajectory,t,<state names>,energy_error_max,crossings,status[,momentum_error_max]
+/// [,newton_residual_max] — the momentum column for models with momentum maps, the residual
+/// column for implicit integrators, after the contract's columns.
 void write_final_csv(const std::filesystem::path& file, const FinalData& f, double dt,
                      const std::vector<std::string>& state_names, std::int64_t n,
                      bool float_precision, bool momentum = false, bool newton = false);

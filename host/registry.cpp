@@ -48,9 +48,11 @@ std::string check_phase_state(const M& m, const double* state) {
   kernels::Vec<double, k> g;
   double G[k][n];
   kernels::constraint_jacobian(m, q, g, G);
-  const double qmax = kernels::max_abs(q), vmax = kernels::max_abs(v);
-  const double gtol = kManifoldTolerance * (1.0 + qmax * qmax);
-  const double vtol = kManifoldTolerance * (1.0 + qmax * vmax);
+  // The models write each constraint in length units (|q| - l to first order), so g compares
+  // with the size of q and G v with the size of v: round-off of a state on the manifold is
+  // ~1e-16 of those.
+  const double gtol = kManifoldTolerance * kernels::max_abs(q);
+  const double vtol = kManifoldTolerance * kernels::max_abs(v);
   for (int a = 0; a < k; ++a) {
     if (!(std::abs(g[a]) <= gtol))
       return "not on the constraint manifold: |g(q)| of constraint " +
@@ -106,9 +108,7 @@ ModelInfo describe_model() {
     return double(Ops::energy(m, s));
   };
   if constexpr (kernels::SeparableModel<M>)
-    info.inv_mass = [](const double* params, int i) {
-      return M::from_params(params).inv_mass(i);
-    };
+    info.inv_mass = [](const double* params, int i) { return M::from_params(params).inv_mass(i); };
   info.check_state = [](const double* params, const double* state) -> std::string {
     const M m = M::from_params(params);
     if constexpr (requires(typename Ops::State s) { Ops::manifold_defect(m, s); }) {

@@ -23,7 +23,7 @@ struct ModelInfo {
   int constraints = 0;  ///< holonomic constraints g(q) = 0
   bool forced = false;  ///< has a time-dependent external force
   std::vector<kernels::ParamSpec> params;
-  std::vector<std::string> state_names;     ///< q0 .. q(n-1), p0 .. p(n-1) unless the model names them
+  std::vector<std::string> state_names;  ///< q0 .. q(n-1), p0 .. p(n-1) unless the model names them
   std::vector<std::string> momentum_names;  ///< the conserved momentum maps it reports
   std::vector<std::string> integrators;     ///< the integrators that handle it
   /// H(state) in double for the given parameter values (kParams order).
@@ -45,7 +45,7 @@ struct IntegratorInfo {
   int order = 0;
   bool symplectic = false;
   bool is_explicit = true;
-  int newton_iterations = 0;  ///< default Newton iteration count (0: explicit)
+  int newton_iterations = 0;   ///< default Newton iteration count (0: explicit)
   std::string requires_model;  ///< which models it handles, in words
   std::vector<kernels::ParamSpec> options;
 };
@@ -53,8 +53,9 @@ struct IntegratorInfo {
 const std::vector<ModelInfo>& model_infos();
 const std::vector<IntegratorInfo>& integrator_infos();
 const ModelInfo* find_model(const std::string& name);
-/// Relative tolerance on initial states of constrained models: |g(q)| <= tol (1 + |q|^2) and
-/// |G(q) v| <= tol (1 + |q| |v|) (max norms), loose enough for states typed with 12 digits.
+/// Relative tolerance on initial states of constrained models, whose constraints are written in
+/// length units: |g(q)| <= tol max|q_i| and |G(q) v| <= tol max|v_i|; loose enough for states
+/// typed with 12 significant digits, tight enough that no run starts visibly off the manifold.
 inline constexpr double kManifoldTolerance = 1e-9;
 const IntegratorInfo* find_integrator(const std::string& name);
 

@@ -48,14 +48,14 @@ struct SegmentParams {
 /// Structure-of-arrays ensemble storage (device or host pointers).
 template <class Real>
 struct EnsembleArrays {
-  Real* state = nullptr;              ///< [c * n + i], c < StateOps::kDim
-  Real* energy0 = nullptr;            ///< H at t = 0
-  Real* energy_error = nullptr;       ///< max |H - H0| so far
-  Real* momentum0 = nullptr;          ///< [c * n + i]: momentum maps at t = 0 (if the model has any)
-  Real* momentum_error = nullptr;     ///< max_c max_t |J_c - J_c(0)| so far
-  Real* newton_residual = nullptr;    ///< max final Newton residual over the steps so far
-  std::int64_t* step = nullptr;       ///< steps taken
-  std::int32_t* status = nullptr;     ///< kernels::Status
+  Real* state = nullptr;            ///< [c * n + i], c < StateOps::kDim
+  Real* energy0 = nullptr;          ///< H at t = 0
+  Real* energy_error = nullptr;     ///< max |H - H0| so far
+  Real* momentum0 = nullptr;        ///< [c * n + i]: momentum maps at t = 0 (if the model has any)
+  Real* momentum_error = nullptr;   ///< max_c max_t |J_c - J_c(0)| so far
+  Real* newton_residual = nullptr;  ///< max final Newton residual over the steps so far
+  std::int64_t* step = nullptr;     ///< steps taken
+  std::int32_t* status = nullptr;   ///< kernels::Status
   std::int64_t* crossings = nullptr;  ///< crossings detected (recorded or not)
   std::int64_t* recorded = nullptr;   ///< crossings recorded so far
   std::int32_t* hit_count = nullptr;  ///< hits in the buffer since the last drain
@@ -128,6 +128,8 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
   using Ops = StateOps<M, Real>;
   using State = typename Ops::State;
   constexpr int dim = Ops::kDim;
+  // Explicit steps solve nothing: their residual bookkeeping compiles away.
+  constexpr bool kSolves = default_newton_iterations < Integrator >> 0;
   const std::int64_t n = sp.n;
   a.hit_count[i] = 0;
   std::int64_t k = a.step[i];
@@ -161,13 +163,13 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
     const Real t0 = Real(k) * h;
     const Real residual = take_step(integrator, m, s, h, t0);
     const Real de = abs(Ops::energy(m, s) - e0);
-    if (!isfinite(de) || !isfinite(residual)) {
+    if (!isfinite(de) || (kSolves && !isfinite(residual))) {
       s = prev;  // freeze at the last finite state
       status = kStatusNonFinite;
       break;
     }
     emax = max_of(emax, de);
-    rmax = max_of(rmax, residual);
+    if constexpr (kSolves) rmax = max_of(rmax, residual);
     if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
     ++k;
     bool pause = false;
@@ -187,7 +189,7 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
       status = kStatusEscaped;
       break;
     }
-    if (newton_tol > Real(0) && residual > newton_tol) {
+    if (kSolves && newton_tol > Real(0) && residual > newton_tol) {
       status = kStatusNewtonNotConverged;
       break;
     }

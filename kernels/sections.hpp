@@ -3,11 +3,11 @@
 ///
 /// Between two steps (t0, x0) -> (t0 + h, x1) every state component is interpolated by the cubic
 /// Hermite polynomial through the end values and end derivatives (the model's vector field at both
-/// ends, from StateOps::rates). Its interpolation error is O(h^4) (h^4/384 max|x''''|), so the crossing time
-/// and state are as accurate as the step itself allows at fourth order, unlike linear interpolation
-/// (O(h^2)). The crossing time solves g(theta) = x_c(theta) - value = 0 by Newton's method started
-/// from the linear-interpolation root, with a fixed number of iterations (no data-dependent trip
-/// count) and the iterate kept inside [0, 1].
+/// ends, from StateOps::rates). Its interpolation error is O(h^4) (h^4/384 max|x''''|), so the
+/// crossing time and state are as accurate as the step itself allows at fourth order, unlike linear
+/// interpolation (O(h^2)). The crossing time solves g(theta) = x_c(theta) - value = 0 by Newton's
+/// method started from the linear-interpolation root, with a fixed number of iterations (no
+/// data-dependent trip count) and the iterate kept inside [0, 1].
 #pragma once
 
 #include "kernels/core/config.hpp"

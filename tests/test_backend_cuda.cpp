@@ -312,8 +312,8 @@ void expect_agree(const Outcome& got, const Outcome& want, const Ensemble& ens,
     EXPECT_LE(std::abs(got.final.momentum_error[ui] - want.final.momentum_error[ui]),
               tol.energy * std::abs(want.final.momentum_error[ui]) + tol.energy_floor * (1 + size2))
         << "momentum drift of trajectory " << i;
-    EXPECT_LE(got.final.newton_residual[ui], std::max(1e3 * tol.energy_floor * (1 + size2),
-                                                      10 * want.final.newton_residual[ui]))
+    EXPECT_LE(got.final.newton_residual[ui],
+              std::max(1e3 * tol.energy_floor * (1 + size2), 10 * want.final.newton_residual[ui]))
         << "Newton residual of trajectory " << i;
     const double ge = got.final.energy_error[ui], we = want.final.energy_error[ui];
     if (std::abs(ge - we) >
@@ -389,6 +389,60 @@ Case henon_heiles_case(const std::string& integrator) {
   return c;
 }
 
+/// A named comparison: the case and its ensemble.
+struct Scenario {
+  std::string name;  ///< "<integrator> / <model>"
+  Case c;
+  Ensemble ens;
+};
+
+/// The implicit and constrained scenarios the GPU tests compare (and the CPU harness checks).
+std::vector<Scenario> implicit_scenarios() {
+  auto make = [](const std::string& model, const std::string& integrator, double dt,
+                 std::int64_t steps, int coordinate, int slots) {
+    Case c;
+    c.model = model;
+    c.integrator = integrator;
+    c.dt = dt;
+    c.steps = steps;
+    c.coordinate = coordinate;
+    c.slots = slots;
+    return c;
+  };
+  std::vector<Scenario> v;
+  Case mid = henon_heiles_case("midpoint");
+  mid.newton_iterations = 3;  // the benchmark's count
+  v.push_back({"midpoint / henon_heiles", mid, henon_heiles_ensemble()});
+  v.push_back({"lobatto3 / henon_heiles", henon_heiles_case("lobatto3"), henon_heiles_ensemble()});
+  Case nm = henon_heiles_case("newmark");
+  nm.options = {{"gamma", 0.5}, {"beta", 0.25}};
+  v.push_back({"newmark / henon_heiles", nm, henon_heiles_ensemble()});
+  v.push_back({"midpoint / double_pendulum", make("double_pendulum", "midpoint", 0.01, 4000, 0, 3),
+               double_pendulum_ensemble()});
+  // Few crossings of x1 = 0 in 5 s: compare them, do not force relaunches (slots >= crossings).
+  v.push_back({"rattle / double_spherical_pendulum",
+               make("double_spherical_pendulum", "rattle", 1e-3, 5000, 0, 1000),
+               double_spherical_ensemble()});
+  // q1 = 0: the body turns through it twice per revolution.
+  v.push_back({"midpoint / rigid_body_quaternion",
+               make("rigid_body_quaternion", "midpoint", 0.01, 3000, 1, 1000),
+               quaternion_ensemble()});
+  // Pi0 = 0: the body momentum precesses through it.
+  v.push_back({"variational_euler_so3 / rigid_body_so3",
+               make("rigid_body_so3", "variational_euler_so3", 0.05, 4000, 9, 1000),
+               rigid_body_so3_ensemble()});
+  v.push_back({"midpoint / driven_pendulum",
+               make("driven_pendulum", "midpoint", 0.01, 2000, 0, 1000),
+               driven_pendulum_ensemble()});
+  return v;
+}
+
+Scenario implicit_scenario(const std::string& name) {
+  for (Scenario& s : implicit_scenarios())
+    if (s.name == name) return s;
+  throw std::runtime_error("no scenario " + name);
+}
+
 }  // namespace
 
 /// GPU tests: skipped without a device, failed without one when VIGOR_REQUIRE_GPU=1.
@@ -431,68 +485,43 @@ TEST_F(CudaBackend, PendulumYoshida6MatchesCpu) {
 // the default iteration counts; tolerances as above).
 
 TEST_F(CudaBackend, HenonHeilesMidpointMatchesCpu) {
-  Case c = henon_heiles_case("midpoint");
-  c.newton_iterations = 3;
-  compare_backends(c, henon_heiles_ensemble(), true);
+  const Scenario s = implicit_scenario("midpoint / henon_heiles");
+  compare_backends(s.c, s.ens, true);
 }
 
 TEST_F(CudaBackend, HenonHeilesLobatto3MatchesCpu) {
-  compare_backends(henon_heiles_case("lobatto3"), henon_heiles_ensemble(), true);
+  const Scenario s = implicit_scenario("lobatto3 / henon_heiles");
+  compare_backends(s.c, s.ens, true);
 }
 
 TEST_F(CudaBackend, HenonHeilesImplicitNewmarkMatchesCpu) {
-  Case c = henon_heiles_case("newmark");
-  c.options = {{"gamma", 0.5}, {"beta", 0.25}};
-  compare_backends(c, henon_heiles_ensemble(), true);
+  const Scenario s = implicit_scenario("newmark / henon_heiles");
+  compare_backends(s.c, s.ens, true);
 }
 
 TEST_F(CudaBackend, DoublePendulumMidpointMatchesCpu) {
-  Case c;
-  c.model = "double_pendulum";
-  c.integrator = "midpoint";
-  c.steps = 4000;
-  compare_backends(c, double_pendulum_ensemble(), false);
+  const Scenario s = implicit_scenario("midpoint / double_pendulum");
+  compare_backends(s.c, s.ens, false);
 }
 
 TEST_F(CudaBackend, DoubleSphericalPendulumRattleMatchesCpu) {
-  Case c;
-  c.model = "double_spherical_pendulum";
-  c.integrator = "rattle";
-  c.dt = 1e-3;
-  c.steps = 5000;
-  c.slots = 1000;  // few crossings of x1 = 0 in 5 s: compare them, do not force relaunches
-  compare_backends(c, double_spherical_ensemble(), false);
+  const Scenario s = implicit_scenario("rattle / double_spherical_pendulum");
+  compare_backends(s.c, s.ens, false);
 }
 
 TEST_F(CudaBackend, RigidBodyQuaternionMidpointMatchesCpu) {
-  Case c;
-  c.model = "rigid_body_quaternion";
-  c.integrator = "midpoint";
-  c.dt = 0.01;
-  c.steps = 3000;
-  c.coordinate = 1;  // q1 = 0: the body turns through it twice per revolution
-  c.slots = 1000;
-  compare_backends(c, quaternion_ensemble(), false);
+  const Scenario s = implicit_scenario("midpoint / rigid_body_quaternion");
+  compare_backends(s.c, s.ens, false);
 }
 
 TEST_F(CudaBackend, RigidBodySO3VariationalEulerMatchesCpu) {
-  Case c;
-  c.model = "rigid_body_so3";
-  c.integrator = "variational_euler_so3";
-  c.dt = 0.05;
-  c.steps = 4000;
-  c.coordinate = 9;  // Pi0 = 0: the body momentum precesses through it
-  c.slots = 1000;
-  compare_backends(c, rigid_body_so3_ensemble(), true);
+  const Scenario s = implicit_scenario("variational_euler_so3 / rigid_body_so3");
+  compare_backends(s.c, s.ens, true);
 }
 
 TEST_F(CudaBackend, DrivenPendulumMidpointMatchesCpu) {
-  Case c;
-  c.model = "driven_pendulum";
-  c.integrator = "midpoint";
-  c.steps = 2000;
-  c.slots = 1000;
-  compare_backends(c, driven_pendulum_ensemble(), false);
+  const Scenario s = implicit_scenario("midpoint / driven_pendulum");
+  compare_backends(s.c, s.ens, false);
 }
 
 TEST_F(CudaBackend, DeviceNameNamesTheArchitecture) {
@@ -520,67 +549,8 @@ TEST(CudaBackendHarness, CpuFloatTracksCpuDoubleWithinTheGpuTolerance) {
 // Runs everywhere: every implicit scenario above is meaningful on the CPU (enough crossings, all
 // trajectories finish with status ok), so a GPU run compares something real.
 TEST(CudaBackendHarness, ImplicitScenariosAreMeaningfulOnTheCpu) {
-  struct Scenario {
-    Case c;
-    Ensemble ens;
-  };
-  std::vector<Scenario> all;
-  {
-    Case c = henon_heiles_case("midpoint");
-    c.newton_iterations = 3;
-    all.push_back({c, henon_heiles_ensemble()});
-  }
-  all.push_back({henon_heiles_case("lobatto3"), henon_heiles_ensemble()});
-  {
-    Case c = henon_heiles_case("newmark");
-    c.options = {{"gamma", 0.5}, {"beta", 0.25}};
-    all.push_back({c, henon_heiles_ensemble()});
-  }
-  {
-    Case c;
-    c.model = "double_pendulum";
-    c.integrator = "midpoint";
-    c.steps = 4000;
-    all.push_back({c, double_pendulum_ensemble()});
-  }
-  {
-    Case c;
-    c.model = "double_spherical_pendulum";
-    c.integrator = "rattle";
-    c.dt = 1e-3;
-    c.steps = 5000;
-    c.slots = 1000;
-    all.push_back({c, double_spherical_ensemble()});
-  }
-  {
-    Case c;
-    c.model = "rigid_body_quaternion";
-    c.integrator = "midpoint";
-    c.steps = 3000;
-    c.coordinate = 1;
-    c.slots = 1000;
-    all.push_back({c, quaternion_ensemble()});
-  }
-  {
-    Case c;
-    c.model = "rigid_body_so3";
-    c.integrator = "variational_euler_so3";
-    c.dt = 0.05;
-    c.steps = 4000;
-    c.coordinate = 9;
-    c.slots = 1000;
-    all.push_back({c, rigid_body_so3_ensemble()});
-  }
-  {
-    Case c;
-    c.model = "driven_pendulum";
-    c.integrator = "midpoint";
-    c.steps = 2000;
-    c.slots = 1000;
-    all.push_back({c, driven_pendulum_ensemble()});
-  }
-  for (const Scenario& sc : all) {
-    SCOPED_TRACE(sc.c.model + " / " + sc.c.integrator);
+  for (const Scenario& sc : implicit_scenarios()) {
+    SCOPED_TRACE(sc.name);
     const Outcome cpu = run_engine(sc.c, sc.ens, Precision::kDouble, BackendKind::kCpu);
     expect_meaningful(cpu, sc.ens, sc.c);
   }

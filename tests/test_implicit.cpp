@@ -5,6 +5,8 @@
 // discrete Noether, the constrained (RATTLE-projected) and forced paths, and SIMD lanes.
 #include <gtest/gtest.h>
 
+#include "tests/convergence.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -161,19 +163,7 @@ Phase<double, M::dof> rk4_reference(const M& m, Phase<double, M::dof> s, double 
   return s;
 }
 
-/// Least-squares slope of log(err) against log(h).
-double fitted_slope(const std::vector<double>& h, const std::vector<double>& err) {
-  const std::size_t n = h.size();
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double x = std::log(h[i]), y = std::log(err[i]);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  return (double(n) * sxy - sx * sy) / (double(n) * sxx - sx * sx);
-}
+using vigor_test::fitted_slope;
 
 /// Error at T against `ref` for each step count; prints and returns the fitted slope. Every error
 /// must lie 1000x above the reference's own error `ref_error`, so the slope is the method's.

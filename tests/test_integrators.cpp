@@ -4,6 +4,8 @@
 // (explicit Euler gains energy, RK4 slowly loses it), and the float instantiations.
 #include <gtest/gtest.h>
 
+#include "tests/convergence.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -76,19 +78,7 @@ double state_distance(const Phase<Ra, N>& a, const Phase<Rb, N>& b) {
   return d;
 }
 
-/// Least-squares slope of log(err) against log(h).
-double fitted_slope(const std::vector<double>& h, const std::vector<double>& err) {
-  const std::size_t n = h.size();
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double x = std::log(h[i]), y = std::log(err[i]);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  return (double(n) * sxy - sx * sy) / (double(n) * sxx - sx * sx);
-}
+using vigor_test::fitted_slope;
 
 // ---------------------------------------------------------------------------------------------
 // Convergence order.

@@ -80,7 +80,8 @@ Outcome run_so3(double h) {
   Ops::State s;
   const double x[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 6.0, 12.0};  // Pi = I Omega
   Ops::load(m, x, 1, s);
-  const vk::VariationalEulerSO3<double> integ = vk::VariationalEulerSO3<double>::from_options(nullptr);
+  const vk::VariationalEulerSO3<double> integ =
+      vk::VariationalEulerSO3<double>::from_options(nullptr);
   const int steps = int(std::lround(kT / h));
   Outcome o;
   for (int k = 0; k < steps; ++k)

@@ -70,7 +70,8 @@ TEST(RunImplicit, PairingIsCheckedAgainstTheModel) {
   Json j = spherical_job();
   j["integrator"]["name"] = "verlet";
   // The message names what the integrator handles and the integrators that fit the model.
-  expect_job_error(j, "integrator.name", "model \"spherical_pendulum\" needs one of: shake, rattle");
+  expect_job_error(j, "integrator.name",
+                   "model \"spherical_pendulum\" needs one of: shake, rattle");
   j = spherical_job();
   j["model"] = {{"name", "henon_heiles"}};
   j["ensemble"] = {{"states", {{0.0, 0.1, 0.3, 0.0}}}};
@@ -104,8 +105,10 @@ TEST(RunImplicit, InitialStatesMustLieOnTheConstraintManifold) {
   j["ensemble"]["states"][1] = {0.6, 0.0, -0.8, 0.1, 0.7, 0.0};  // q . v = 0.06
   expect_job_error(j, "ensemble.states[1]", "velocity not tangent to the constraint manifold");
   // A generated ensemble names the trajectory.
-  j["ensemble"] = {{"box", {{"lo", {0, 0, -1, 0, 0, 0}}, {"hi", {0.1, 0, -1, 0, 0, 0}},
-                            {"counts", {2, 1, 1, 1, 1, 1}}}}};
+  j["ensemble"] = {{"box",
+                    {{"lo", {0, 0, -1, 0, 0, 0}},
+                     {"hi", {0.1, 0, -1, 0, 0, 0}},
+                     {"counts", {2, 1, 1, 1, 1, 1}}}}};
   expect_job_error(j, "ensemble.box", "at trajectory 1");
   // A rotation matrix must be orthogonal.
   j = Json::parse(R"({"model": {"name": "rigid_body_so3"},
@@ -148,7 +151,8 @@ TEST(RunImplicit, NewtonToleranceStopsTrajectoriesWithNewtonNotConverged) {
 }
 
 TEST(RunImplicit, OutputsCarryResidualAndMomentumColumns) {
-  const fs::path dir = fs::temp_directory_path() / ("vigor-test-implicit-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("vigor-test-implicit-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   Json j = spherical_job();
   j["output"]["dir"] = (dir / "sph").string();
@@ -156,11 +160,10 @@ TEST(RunImplicit, OutputsCarryResidualAndMomentumColumns) {
   opt.quiet = true;
   const auto summary = run_job(parse_job(j.dump()), opt, false);
   EXPECT_EQ(first_line(dir / "sph" / "final.csv"),
-            "trajectory,t,q0,q1,q2,p0,p1,p2,energy_error_max,momentum_error_max,"
-            "newton_residual_max,crossings,status");
+            "trajectory,t,q0,q1,q2,p0,p1,p2,energy_error_max,crossings,status,momentum_error_max,"
+            "newton_residual_max");
   EXPECT_EQ(summary["momentum_maps"], Json::array({"Jz"}));
-  EXPECT_EQ(summary["newton_iterations"].get<int>(),
-            find_integrator("rattle")->newton_iterations);
+  EXPECT_EQ(summary["newton_iterations"].get<int>(), find_integrator("rattle")->newton_iterations);
   // RATTLE conserves J_z to the Newton residual; |J_z| <= |q| |p| ~ 0.7 here, 2000 steps of
   // round-off (~1e-16 each) stay far below 1e-12.
   EXPECT_LT(summary["momentum_error_max"].get<double>(), 1e-12);
@@ -185,7 +188,7 @@ TEST(RunImplicit, OutputsCarryResidualAndMomentumColumns) {
   const auto s3 = run_job(parse_job(r.dump()), opt, false);
   EXPECT_EQ(first_line(dir / "so3" / "final.csv"),
             "trajectory,t,R00,R01,R02,R10,R11,R12,R20,R21,R22,Pi0,Pi1,Pi2,energy_error_max,"
-            "momentum_error_max,newton_residual_max,crossings,status");
+            "crossings,status,momentum_error_max,newton_residual_max");
   EXPECT_EQ(s3["momentum_maps"], Json::array({"L_x", "L_y", "L_z"}));
   // Discrete Noether: R Pi conserved to the Newton residual, 1000 steps of ~1e-16.
   EXPECT_LT(s3["momentum_error_max"].get<double>(), 1e-12);
@@ -202,7 +205,10 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
     std::vector<std::vector<double>> rows;
   };
   const std::vector<Case> cases = {
-      {"henon_heiles", "midpoint", 0.05, {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}, {0, 0.3, 0.2, 0}}},
+      {"henon_heiles",
+       "midpoint",
+       0.05,
+       {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}, {0, 0.3, 0.2, 0}}},
       {"henon_heiles", "lobatto3", 0.05, {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}}},
       {"henon_heiles", "newmark", 0.05, {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}}},
       {"spherical_pendulum", "rattle", 0.01, {{0, 0, -1, 0.5, 0.3, 0}, {0.6, 0, -0.8, 0, 0.7, 0}}},
@@ -222,7 +228,8 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
     const std::int64_t n = std::int64_t(c.rows.size());
     std::vector<double> soa(std::size_t(m->dim) * std::size_t(n));
     for (std::int64_t i = 0; i < n; ++i)
-      for (int k = 0; k < m->dim; ++k) soa[std::size_t(k * n + i)] = c.rows[std::size_t(i)][std::size_t(k)];
+      for (int k = 0; k < m->dim; ++k)
+        soa[std::size_t(k * n + i)] = c.rows[std::size_t(i)][std::size_t(k)];
     FinalData f[2];
     for (int simd = 0; simd < 2; ++simd) {
       r.cpu_simd = simd == 1;

@@ -99,8 +99,8 @@ class CpuEngine final : public Engine {
         const std::int64_t i0 = b * kLanes;
         const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
         if constexpr (kSimd)
-          kernels::advance_block<MP, M, IP, Real, kLanes>(model_pack, model, integrator_pack, sp,
-                                                          a, i0, valid);
+          kernels::advance_block<MP, M, IP, Real, kLanes>(model_pack, model, integrator_pack, sp, a,
+                                                          i0, valid);
       }
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads())

@@ -10,10 +10,20 @@
 /// not deduced, so `x * 2` and `0.5 * x` work for any Real and never promote float to double.
 #pragma once
 
+#include <type_traits>
+
 #include "config.hpp"
 #include "math.hpp"
 
 namespace vigor::kernels {
+
+template <class Real, int N>
+struct Dual;
+
+template <class X>
+inline constexpr bool is_dual_v = false;
+template <class Real, int N>
+inline constexpr bool is_dual_v<Dual<Real, N>> = true;
 
 template <class Real, int N>
 struct Dual {
@@ -26,6 +36,15 @@ struct Dual {
   }
   // Implicit on purpose: constants in model code become duals with zero partials.
   VIGOR_HD VIGOR_INLINE Dual(Real x) : v(x) {  // NOLINT(google-explicit-constructor)
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d[i] = Real(0);
+  }
+
+  // Nested duals (Real itself a Dual): a plain number converts in one step at any depth, so model
+  // code such as `I0 * w` (I0 a double member) works when w is a dual of a dual of a dual.
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE Dual(S x)
+      : v(Real(x)) {  // NOLINT(google-explicit-constructor)
     VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] = Real(0);
   }
@@ -120,6 +139,48 @@ struct Dual {
     VIGOR_UNROLL
     for (int i = 0; i < N; ++i) r.d[i] = k * a.d[i];
     return r;
+  }
+
+  // Plain numbers against nested duals: exact matches, so they beat the conversions above.
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator*(
+      const S& s, Dual a) {
+    return a *= Real(s);
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator*(
+      Dual a, const S& s) {
+    return a *= Real(s);
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator+(
+      const S& s, Dual a) {
+    return a += Real(s);
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator+(
+      Dual a, const S& s) {
+    return a += Real(s);
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator-(
+      Dual a, const S& s) {
+    return a -= Real(s);
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator-(
+      const S& s, const Dual& a) {
+    return Real(s) - a;
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator/(
+      Dual a, const S& s) {
+    return a /= Real(s);
+  }
+  template <class S>
+  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator/(
+      const S& s, const Dual& a) {
+    return Real(s) / a;
   }
 
   // Comparisons look at values only: branches in model code follow the primal computation.

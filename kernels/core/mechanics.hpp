@@ -5,7 +5,8 @@
 /// A model is a class template on its Real with `dof` degrees of freedom. It is one of
 ///
 ///  * separable (canonical): a diagonal mass `inv_mass(i)` and a potential `potential<T>(q)`,
-///        L(q, v) = 1/2 sum_i v_i^2 / inv_mass(i) - V(q),     H = 1/2 sum_i p_i^2 inv_mass(i) + V(q);
+///        L(q, v) = 1/2 sum_i v_i^2 / inv_mass(i) - V(q),     H = 1/2 sum_i p_i^2 inv_mass(i) +
+///        V(q);
 ///    the explicit integrators need this kind (kernels/core/hamiltonian.hpp);
 ///  * Lagrangian: a general, possibly non-separable `lagrangian<T>(q, v)`, regular in v
 ///    (d^2 L / dv^2 invertible). Only implicit integrators handle it; every derivative comes from
@@ -44,7 +45,9 @@ template <class X>
 using real_t = typename real_of<X>::type;
 
 template <class M>
-concept SeparableModel = requires(const M& m) { m.inv_mass(0); };
+concept SeparableModel = requires(const M& m) {
+  m.inv_mass(0);
+};
 
 template <class M>
 concept LagrangianModel = requires(const M& m, const Vec<real_t<M>, M::dof>& q) {
@@ -66,7 +69,8 @@ inline constexpr int constraint_count = [] {
 }();
 
 template <class M>
-concept ConstrainedModel = constraint_count<M> > 0;
+concept ConstrainedModel = constraint_count<M> >
+0;
 
 /// Number of momentum-map components (0 when the model declares none).
 template <class M>
@@ -249,17 +253,6 @@ VIGOR_HD VIGOR_INLINE Vec<T, M::dof> external_force_of(const M& m, const Vec<T, 
   }
 }
 
-/// Hamilton's equations at (q, p, t): qdot = v(q, p), pdot = dL/dq(q, v) + F(q, v, t).
-template <class M, class T>
-VIGOR_HD VIGOR_INLINE void phase_rates(const M& m, const Vec<T, M::dof>& q,
-                                       const Vec<T, M::dof>& p, T t, Vec<T, M::dof>& qdot,
-                                       Vec<T, M::dof>& pdot) {
-  qdot = velocity_of(m, q, p);
-  Vec<T, M::dof> Lv;
-  lagrangian_gradient(m, q, qdot, pdot, Lv);
-  if constexpr (ForcedModel<M>) pdot += external_force_of(m, q, qdot, t);
-}
-
 /// g(q) and its Jacobian G = dg/dq (m x dof, row-major) by forward AD.
 template <class M, class T>
 VIGOR_HD VIGOR_INLINE void constraint_jacobian(const M& m, const Vec<T, M::dof>& q,
@@ -278,6 +271,66 @@ VIGOR_HD VIGOR_INLINE void constraint_jacobian(const M& m, const Vec<T, M::dof>&
     VIGOR_UNROLL
     for (int i = 0; i < n; ++i) G[a][i] = gd[a].d[i];
   }
+}
+
+/// Subtract the constraint force G^T lambda from pdot, with lambda such that the flow
+/// qdot = v(q, p), pdot - G^T lambda keeps the velocity constraint c(q, p) = G(q) v(q, p) = 0
+/// (the index-1 form of the constrained equations). c is affine in lambda along the flow:
+/// dc/dt = b + A lambda with b its derivative along (qdot, pdot) and A its derivatives along the
+/// momentum directions -G^T e_a (A = -G M^{-1} G^T, definite for independent constraints: no
+/// pivoting needed). Both come from one forward-AD pass with 1 + k directions.
+template <class M, class T>
+VIGOR_HD VIGOR_INLINE void subtract_constraint_force(const M& m, const Vec<T, M::dof>& q,
+                                                     const Vec<T, M::dof>& p,
+                                                     const Vec<T, M::dof>& qdot,
+                                                     Vec<T, M::dof>& pdot) {
+  constexpr int n = M::dof;
+  constexpr int k = constraint_count<M>;
+  Vec<T, k> g;
+  T G[k][n];
+  constraint_jacobian(m, q, g, G);
+  using D = Dual<T, 1 + k>;
+  Vec<D, n> qd, pd;
+  VIGOR_UNROLL
+  for (int i = 0; i < n; ++i) {
+    qd[i] = D(q[i]);
+    qd[i].d[0] = qdot[i];
+    pd[i] = D(p[i]);
+    pd[i].d[0] = pdot[i];
+    VIGOR_UNROLL
+    for (int a = 0; a < k; ++a) pd[i].d[1 + a] = -G[a][i];
+  }
+  Vec<D, k> gd;
+  D Gd[k][n];
+  constraint_jacobian(m, qd, gd, Gd);
+  const Vec<D, n> vd = velocity_of(m, qd, pd);
+  Mat<T, k> A;
+  Vec<T, k> minus_b;
+  VIGOR_UNROLL
+  for (int a = 0; a < k; ++a) {
+    D c = Gd[a][0] * vd[0];
+    VIGOR_UNROLL
+    for (int i = 1; i < n; ++i) c += Gd[a][i] * vd[i];
+    minus_b[a] = -c.d[0];
+    VIGOR_UNROLL
+    for (int b = 0; b < k; ++b) A[a][b] = c.d[1 + b];
+  }
+  const Vec<T, k> lambda = solve_nopivot(A, minus_b);
+  VIGOR_UNROLL
+  for (int i = 0; i < n; ++i) VIGOR_UNROLL
+  for (int a = 0; a < k; ++a) pdot[i] -= G[a][i] * lambda[a];
+}
+
+/// The equations of motion at (q, p, t): qdot = v(q, p), pdot = dL/dq(q, v) + F(q, v, t), minus
+/// the constraint force for constrained models (so section interpolation follows the manifold).
+template <class M, class T>
+VIGOR_HD VIGOR_INLINE void phase_rates(const M& m, const Vec<T, M::dof>& q, const Vec<T, M::dof>& p,
+                                       T t, Vec<T, M::dof>& qdot, Vec<T, M::dof>& pdot) {
+  qdot = velocity_of(m, q, p);
+  Vec<T, M::dof> Lv;
+  lagrangian_gradient(m, q, qdot, pdot, Lv);
+  if constexpr (ForcedModel<M>) pdot += external_force_of(m, q, qdot, t);
+  if constexpr (ConstrainedModel<M>) subtract_constraint_force(m, q, p, qdot, pdot);
 }
 
 }  // namespace vigor::kernels

@@ -1,6 +1,7 @@
 /// @file protocol.hpp
 /// @brief What the drivers ask of an integrator beyond its step: which models it handles, whether
-/// it may run in SIMD lanes, its Newton iteration count, and one call that takes a step whatever the step's signature.
+/// it may run in SIMD lanes, its Newton iteration count, and one call that takes a step whatever
+/// the step's signature.
 ///
 /// An integrator is a class template on Real with kName, kDescription, kReference, kOrder,
 /// kSymplectic, kExplicit, kOptions and from_options (see integrators.def). Its step is one of
@@ -26,7 +27,9 @@ namespace vigor::kernels {
 
 template <class I, class M>
 inline constexpr bool integrator_supports = [] {
-  if constexpr (requires { { I::template supports<M>() } -> std::convertible_to<bool>; })
+  if constexpr (requires {
+                  { I::template supports<M>() } -> std::convertible_to<bool>;
+                })
     return bool(I::template supports<M>());
   else
     return PlainSeparableModel<M>;

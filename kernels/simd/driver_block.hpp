@@ -104,6 +104,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   using OpsP = StateOps<MP, P>;
   using OpsS = StateOps<MS, T>;
   constexpr int kMaps = OpsP::kMomentumMaps;
+  constexpr bool kSolves = default_newton_iterations < IP >> 0;
 
   // Every active lane advances in every iteration, so lane l has taken k0[l] + it steps while
   // active; it records its own count when it stops.
@@ -143,10 +144,6 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   Vec<P, (kMaps > 0 ? kMaps : 1)> j0;
   if constexpr (kMaps > 0)
     for (int c = 0; c < kMaps; ++c) j0[c] = load_lanes<T, W>(a.momentum0 + c * n + i0, valid);
-  // Each lane's own step count (lanes resumed after a pause may differ), for the time argument
-  // of time-dependent steps.
-  P kstart(T(0));
-  for (int l = 0; l < valid; ++l) kstart.set(l, T(k0[l]));
   const P newton_tol(sp.newton_tolerance);
   const bool newton_check = sp.newton_tolerance > T(0);
   P g_prev = component(s, coord) - P(value);
@@ -192,10 +189,17 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     // in a stack buffer written register by register (a whole-Phase copy compiled to a memcpy
     // call per step at two registers per block).
     save_phase(s, saved);
-    const P t0 = (kstart + P(T(it))) * P(h);
+    // Time only matters to forced models; form it as the scalar driver does, T(k) * h per lane,
+    // so lanes stay bit-identical to the scalar path at any step count.
+    P t0(T(0));
+    if constexpr (ForcedModel<MP>) {
+      for (int l = 0; l < W; ++l) t0.set(l, T(k0[l < valid ? l : 0] + it) * h);
+    }
     const P residual = take_step(ip, mp, s, P(h), t0);
     const P de = abs(OpsP::energy(mp, s) - e0);
-    const Msk bad = active & !(finite_lanes(de) & finite_lanes(residual));
+    Msk finite = finite_lanes(de);
+    if constexpr (kSolves) finite = finite & finite_lanes(residual);
+    const Msk bad = active & !finite;
     if (bad.any()) {
       for (int l = 0; l < valid; ++l)
         if (bad[l]) {
@@ -205,7 +209,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       if (!active.any()) break;
     }
     emax = max_of(emax, de);  // stopped lanes' values are never read again
-    rmax = max_of(rmax, residual);
+    if constexpr (kSolves) rmax = max_of(rmax, residual);
     if constexpr (kMaps > 0) {
       const auto J = OpsP::momentum(mp, s);
       for (int c = 0; c < kMaps; ++c) jmax = max_of(jmax, abs(J[c] - j0[c]));
@@ -230,8 +234,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
           const Phase<T, d> p1 = extract_lane(s, l);
           Vec<T, 2 * d> x_hit;
           const std::int64_t k = k0[l] + it + 1;
-          const T th =
-              locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
+          const T th = locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
           if (record_hit(a, sp, i0 + l, (T(k - 1) + th) * h, x_hit, crossings[l], recorded[l],
                          hits[l]))
             stop.set(l, true);  // buffer full: pause until drained
@@ -259,7 +262,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
             stop.set(l, true);
           }
     }
-    if (newton_check) {
+    if (kSolves && newton_check) {
       const Msk unconverged = active & (residual > newton_tol);
       if (unconverged.any())
         for (int l = 0; l < valid; ++l)
