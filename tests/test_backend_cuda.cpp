@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -394,6 +395,7 @@ struct Scenario {
   std::string name;  ///< "<integrator> / <model>"
   Case c;
   Ensemble ens;
+  bool with_fp32 = false;  ///< also compare GPU FP32 (regular orbits of O(1) size only)
 };
 
 /// The implicit and constrained scenarios the GPU tests compare (and the CPU harness checks).
@@ -412,11 +414,12 @@ std::vector<Scenario> implicit_scenarios() {
   std::vector<Scenario> v;
   Case mid = henon_heiles_case("midpoint");
   mid.newton_iterations = 3;  // the benchmark's count
-  v.push_back({"midpoint / henon_heiles", mid, henon_heiles_ensemble()});
-  v.push_back({"lobatto3 / henon_heiles", henon_heiles_case("lobatto3"), henon_heiles_ensemble()});
+  v.push_back({"midpoint / henon_heiles", mid, henon_heiles_ensemble(), true});
+  v.push_back(
+      {"lobatto3 / henon_heiles", henon_heiles_case("lobatto3"), henon_heiles_ensemble(), true});
   Case nm = henon_heiles_case("newmark");
   nm.options = {{"gamma", 0.5}, {"beta", 0.25}};
-  v.push_back({"newmark / henon_heiles", nm, henon_heiles_ensemble()});
+  v.push_back({"newmark / henon_heiles", nm, henon_heiles_ensemble(), true});
   v.push_back({"midpoint / double_pendulum", make("double_pendulum", "midpoint", 0.01, 4000, 0, 3),
                double_pendulum_ensemble()});
   // Few crossings of x1 = 0 in 5 s: compare them, do not force relaunches (slots >= crossings).
@@ -430,7 +433,7 @@ std::vector<Scenario> implicit_scenarios() {
   // Pi0 = 0: the body momentum precesses through it.
   v.push_back({"variational_euler_so3 / rigid_body_so3",
                make("rigid_body_so3", "variational_euler_so3", 0.05, 4000, 9, 1000),
-               rigid_body_so3_ensemble()});
+               rigid_body_so3_ensemble(), true});
   v.push_back({"midpoint / driven_pendulum",
                make("driven_pendulum", "midpoint", 0.01, 2000, 0, 1000),
                driven_pendulum_ensemble()});
@@ -484,45 +487,26 @@ TEST_F(CudaBackend, PendulumYoshida6MatchesCpu) {
 // FP64 agrees to round-off as for the explicit ones (the Newton solves converge to round-off with
 // the default iteration counts; tolerances as above).
 
-TEST_F(CudaBackend, HenonHeilesMidpointMatchesCpu) {
-  const Scenario s = implicit_scenario("midpoint / henon_heiles");
-  compare_backends(s.c, s.ens, true);
+/// One GPU comparison per implicit scenario (FP32 too where the orbits stay regular enough).
+class CudaBackendImplicit : public CudaBackend,
+                            public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CudaBackendImplicit, MatchesCpu) {
+  const Scenario s = implicit_scenario(GetParam());
+  compare_backends(s.c, s.ens, s.with_fp32);
 }
 
-TEST_F(CudaBackend, HenonHeilesLobatto3MatchesCpu) {
-  const Scenario s = implicit_scenario("lobatto3 / henon_heiles");
-  compare_backends(s.c, s.ens, true);
-}
-
-TEST_F(CudaBackend, HenonHeilesImplicitNewmarkMatchesCpu) {
-  const Scenario s = implicit_scenario("newmark / henon_heiles");
-  compare_backends(s.c, s.ens, true);
-}
-
-TEST_F(CudaBackend, DoublePendulumMidpointMatchesCpu) {
-  const Scenario s = implicit_scenario("midpoint / double_pendulum");
-  compare_backends(s.c, s.ens, false);
-}
-
-TEST_F(CudaBackend, DoubleSphericalPendulumRattleMatchesCpu) {
-  const Scenario s = implicit_scenario("rattle / double_spherical_pendulum");
-  compare_backends(s.c, s.ens, false);
-}
-
-TEST_F(CudaBackend, RigidBodyQuaternionMidpointMatchesCpu) {
-  const Scenario s = implicit_scenario("midpoint / rigid_body_quaternion");
-  compare_backends(s.c, s.ens, false);
-}
-
-TEST_F(CudaBackend, RigidBodySO3VariationalEulerMatchesCpu) {
-  const Scenario s = implicit_scenario("variational_euler_so3 / rigid_body_so3");
-  compare_backends(s.c, s.ens, true);
-}
-
-TEST_F(CudaBackend, DrivenPendulumMidpointMatchesCpu) {
-  const Scenario s = implicit_scenario("midpoint / driven_pendulum");
-  compare_backends(s.c, s.ens, false);
-}
+INSTANTIATE_TEST_SUITE_P(Scenarios, CudaBackendImplicit, ::testing::ValuesIn([] {
+                           std::vector<std::string> names;
+                           for (const Scenario& s : implicit_scenarios()) names.push_back(s.name);
+                           return names;
+                         }()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           std::string n;
+                           for (const char ch : param_info.param)
+                             if (std::isalnum(static_cast<unsigned char>(ch))) n += ch;
+                           return n;
+                         });
 
 TEST_F(CudaBackend, DeviceNameNamesTheArchitecture) {
   const Case c = henon_heiles_case("verlet");

@@ -198,6 +198,35 @@ VIGOR_HD VIGOR_INLINE Vec<T, N> solve_nopivot(Mat<T, N> A, Vec<T, N> b) {
   return x;
 }
 
+/// sum_i g_i x_i for a constraint-Jacobian row g.
+template <class T, int N>
+VIGOR_HD VIGOR_INLINE T dot_row(const T (&g)[N], const Vec<T, N>& x) {
+  T r = g[0] * x[0];
+  VIGOR_UNROLL
+  for (int i = 1; i < N; ++i) r += g[i] * x[i];
+  return r;
+}
+
+/// The Schur complement S = Gl A^{-1} Gr^T (K x K) of a constrained linear system, with the
+/// columns Z_b = A^{-1} Gr_b it is made of. A is a (perturbed) mass matrix and S is definite for
+/// independent constraints, so neither needs pivoting (see solve_nopivot).
+template <class T, int N, int K>
+VIGOR_HD VIGOR_INLINE Mat<T, K> schur_complement(const Mat<T, N>& A, const T (&Gl)[K][N],
+                                                 const T (&Gr)[K][N], Vec<T, N> (&Z)[K]) {
+  VIGOR_UNROLL
+  for (int b = 0; b < K; ++b) {
+    Vec<T, N> col;
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) col[i] = Gr[b][i];
+    Z[b] = solve_nopivot(A, col);
+  }
+  Mat<T, K> S;
+  VIGOR_UNROLL
+  for (int a = 0; a < K; ++a) VIGOR_UNROLL
+  for (int b = 0; b < K; ++b) S[a][b] = dot_row(Gl[a], Z[b]);
+  return S;
+}
+
 /// max_i |x_i| (the norm Newton residuals are reported in).
 template <class T, int N>
 VIGOR_HD VIGOR_INLINE T max_abs(const Vec<T, N>& x) {
@@ -308,9 +337,7 @@ VIGOR_HD VIGOR_INLINE void subtract_constraint_force(const M& m, const Vec<T, M:
   Vec<T, k> minus_b;
   VIGOR_UNROLL
   for (int a = 0; a < k; ++a) {
-    D c = Gd[a][0] * vd[0];
-    VIGOR_UNROLL
-    for (int i = 1; i < n; ++i) c += Gd[a][i] * vd[i];
+    const D c = dot_row(Gd[a], vd);
     minus_b[a] = -c.d[0];
     VIGOR_UNROLL
     for (int b = 0; b < k; ++b) A[a][b] = c.d[1 + b];

@@ -240,28 +240,13 @@ struct Midpoint {
         // (full-rank G), so it too needs no pivoting.
         const Vec<Real, n> y = solve_nopivot(A, F);
         Vec<Real, n> Z[k];
-        VIGOR_UNROLL
-        for (int b = 0; b < k; ++b) {
-          Vec<Real, n> col;
-          VIGOR_UNROLL
-          for (int i = 0; i < n; ++i) col[i] = G0[b][i];
-          Z[b] = solve_nopivot(A, col);
-        }
-        Mat<Real, k> S;
+        Mat<Real, k> S = schur_complement(A, G1, G0, Z);
         Vec<Real, k> rhs;
         VIGOR_UNROLL
         for (int a = 0; a < k; ++a) {
-          Real r = G1[a][0] * y[0];
+          rhs[a] = h * dot_row(G1[a], y) - g1[a];
           VIGOR_UNROLL
-          for (int i = 1; i < n; ++i) r += G1[a][i] * y[i];
-          rhs[a] = h * r - g1[a];
-          VIGOR_UNROLL
-          for (int b = 0; b < k; ++b) {
-            Real x = G1[a][0] * Z[b][0];
-            VIGOR_UNROLL
-            for (int i = 1; i < n; ++i) x += G1[a][i] * Z[b][i];
-            S[a][b] = h * x;
-          }
+          for (int b = 0; b < k; ++b) S[a][b] = h * S[a][b];
         }
         const Vec<Real, k> dl = solve_nopivot(S, rhs);
         VIGOR_UNROLL
@@ -321,29 +306,10 @@ struct Midpoint {
       momentum_and_mass(m, q1, v, pv, M1);
       const Vec<Real, n> v1 = v - solve_nopivot(M1, pv - p1);
       Vec<Real, n> W[k];
-      VIGOR_UNROLL
-      for (int b = 0; b < k; ++b) {
-        Vec<Real, n> col;
-        VIGOR_UNROLL
-        for (int i = 0; i < n; ++i) col[i] = G1[b][i];
-        W[b] = solve_nopivot(M1, col);
-      }
-      Mat<Real, k> S;
+      const Mat<Real, k> S = schur_complement(M1, G1, G1, W);
       Vec<Real, k> rhs;
       VIGOR_UNROLL
-      for (int a = 0; a < k; ++a) {
-        Real r = G1[a][0] * v1[0];
-        VIGOR_UNROLL
-        for (int i = 1; i < n; ++i) r += G1[a][i] * v1[i];
-        rhs[a] = -r;
-        VIGOR_UNROLL
-        for (int b = 0; b < k; ++b) {
-          Real x = G1[a][0] * W[b][0];
-          VIGOR_UNROLL
-          for (int i = 1; i < n; ++i) x += G1[a][i] * W[b][i];
-          S[a][b] = x;
-        }
-      }
+      for (int a = 0; a < k; ++a) rhs[a] = -dot_row(G1[a], v1);
       const Vec<Real, k> mu = solve_nopivot(S, rhs);
       VIGOR_UNROLL
       for (int a = 0; a < k; ++a) {
