@@ -5,7 +5,7 @@
 // discrete Noether, the constrained (RATTLE-projected) and forced paths, and SIMD lanes.
 #include <gtest/gtest.h>
 
-#include "tests/convergence.hpp"
+#include "tests/test_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -81,22 +81,7 @@ struct LagrangianPendulum {
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-/// A phase point from positions and canonical momenta, with the force filled in for separable
-/// models (the integrators' entry invariant; the driver's load does the same).
-template <class M, class Real = double>
-Phase<Real, M::dof> start(const M& m, std::initializer_list<double> q,
-                          std::initializer_list<double> p) {
-  Phase<Real, M::dof> s{};
-  int i = 0;
-  for (double x : q) s.q[i++] = Real(x);
-  i = 0;
-  for (double x : p) s.p[i++] = Real(x);
-  if constexpr (vk::SeparableModel<M>)
-    vk::refresh_force(m, s);
-  else
-    s.f = vk::Vec<Real, M::dof>::filled(Real(0));
-  return s;
-}
+using vigor_test::start;
 
 /// A phase point from positions and velocities (p = dL/dv).
 template <class M>

@@ -4,7 +4,7 @@
 // (explicit Euler gains energy, RK4 slowly loses it), and the float instantiations.
 #include <gtest/gtest.h>
 
-#include "tests/convergence.hpp"
+#include "tests/test_support.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,18 +35,7 @@ namespace vm = vigor::models;
 template <class Real, int N>
 using Phase = vk::Phase<Real, N>;
 
-/// A phase point with the force filled in (the integrators' entry invariant).
-template <class M, class Real = double>
-Phase<Real, M::dof> start(const M& m, std::initializer_list<double> q,
-                          std::initializer_list<double> p) {
-  Phase<Real, M::dof> s{};
-  int i = 0;
-  for (double x : q) s.q[i++] = Real(x);
-  i = 0;
-  for (double x : p) s.p[i++] = Real(x);
-  vk::refresh_force(m, s);
-  return s;
-}
+using vigor_test::start;
 
 /// Take `steps` steps of size h; `each(k, s)` is called after step k (1-based).
 template <class I, class M, class Real, class F>

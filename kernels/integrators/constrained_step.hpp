@@ -17,10 +17,13 @@
 /// iterations (no test on the residual), so the step runs unchanged in SIMD lanes and GPU warps.
 #pragma once
 
+#include <array>
+
 #include "kernels/core/config.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/lu.hpp"
 #include "kernels/core/mechanics.hpp"
+#include "kernels/core/specs.hpp"
 #include "kernels/core/vec.hpp"
 
 namespace vigor::kernels {
@@ -125,5 +128,32 @@ VIGOR_HD VIGOR_INLINE void project_momentum(const M& m,
     p[i] -= w;
   }
 }
+
+/// The second half kick p += (h/2) f(q1), refreshing the cached force (first-same-as-last).
+template <class M, class Real>
+VIGOR_HD VIGOR_INLINE void constrained_end_kick(const M& m, Phase<Real, M::dof>& s, Real h) {
+  s.f = force(m, s.q);
+  const Real hh = Real(0.5) * h;
+  VIGOR_UNROLL
+  for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];
+}
+
+/// What SHAKE and RATTLE share besides their steps: both are second order, symplectic, implicit
+/// only in the k multipliers (a fixed count of Newton iterations, no data-dependent branch), for
+/// separable models with holonomic constraints.
+struct ConstrainedSplittingTraits {
+  static constexpr int kOrder = 2;
+  static constexpr bool kSymplectic = true;
+  static constexpr bool kExplicit = false;
+  static constexpr bool kLaneSafe = true;
+  static constexpr int kNewtonIterations = 4;
+  static constexpr const char* kRequires = "a separable model with holonomic constraints";
+  static constexpr std::array<ParamSpec, 0> kOptions{};
+
+  template <class M>
+  static constexpr bool supports() {
+    return ConstrainedSeparableModel<M>;
+  }
+};
 
 }  // namespace vigor::kernels

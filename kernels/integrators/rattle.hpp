@@ -36,28 +36,16 @@
 namespace vigor::kernels {
 
 template <class Real>
-struct Rattle {
+struct Rattle : ConstrainedSplittingTraits {
   static constexpr const char* kName = "rattle";
   static constexpr const char* kDescription =
       "RATTLE: Verlet with holonomic constraints, positions and momenta on the manifold";
   static constexpr const char* kReference =
       "Andersen 1983; Leimkuhler & Skeel 1994; Hairer, Lubich & Wanner, sec. VII.1.4";
-  static constexpr int kOrder = 2;
-  static constexpr bool kSymplectic = true;
-  static constexpr bool kExplicit = false;
-  static constexpr bool kLaneSafe = true;  // fixed iteration count, no data-dependent branch
-  static constexpr int kNewtonIterations = 4;
-  static constexpr const char* kRequires = "a separable model with holonomic constraints";
-  static constexpr std::array<ParamSpec, 0> kOptions{};
 
   int newton_iterations = kNewtonIterations;
 
   static Rattle from_options(const double*) { return {}; }
-
-  template <class M>
-  static constexpr bool supports() {
-    return ConstrainedSeparableModel<M>;
-  }
 
   template <class M>
   VIGOR_HD VIGOR_INLINE Real step(const M& m, Phase<Real, M::dof>& s, Real h, Real) const {
@@ -67,10 +55,7 @@ struct Rattle {
     Vec<Real, k> g;
     Real G1[k][n];
     constraint_jacobian(m, s.q, g, G1);
-    s.f = force(m, s.q);
-    const Real hh = Real(0.5) * h;
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) s.p[i] += hh * s.f[i];
+    constrained_end_kick(m, s, h);
     project_momentum(m, G1, s.p);
     return max_abs(g);
   }

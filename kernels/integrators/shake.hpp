@@ -38,38 +38,23 @@
 namespace vigor::kernels {
 
 template <class Real>
-struct Shake {
+struct Shake : ConstrainedSplittingTraits {
   static constexpr const char* kName = "shake";
   static constexpr const char* kDescription =
       "SHAKE, variational (p = D2 L_d): Verlet with holonomic constraints, positions on the "
       "manifold, momenta not projected";
   static constexpr const char* kReference =
       "Ryckaert, Ciccotti & Berendsen 1977; Marsden & Wendlandt 1997";
-  static constexpr int kOrder = 2;
-  static constexpr bool kSymplectic = true;
-  static constexpr bool kExplicit = false;
-  static constexpr bool kLaneSafe = true;  // fixed iteration count, no data-dependent branch
-  static constexpr int kNewtonIterations = 4;
-  static constexpr const char* kRequires = "a separable model with holonomic constraints";
-  static constexpr std::array<ParamSpec, 0> kOptions{};
 
   int newton_iterations = kNewtonIterations;
 
   static Shake from_options(const double*) { return {}; }
 
   template <class M>
-  static constexpr bool supports() {
-    return ConstrainedSeparableModel<M>;
-  }
-
-  template <class M>
   VIGOR_HD VIGOR_INLINE Real step(const M& m, Phase<Real, M::dof>& s, Real h, Real) const {
     constrained_kick_drift(m, s, h, newton_iterations);
     const Vec<Real, constraint_count<M>> g = m.template constraints<Real>(s.q);
-    s.f = force(m, s.q);
-    const Real hh = Real(0.5) * h;
-    VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];
+    constrained_end_kick(m, s, h);
     return max_abs(g);
   }
 };
