@@ -9,7 +9,11 @@
 ///   * lobatto3    on henon_heiles, its default iterations;
 ///   * midpoint    on double_pendulum (the general, AD-Jacobian path of a non-separable L);
 ///   * rattle      on double_spherical_pendulum (Marsden–Wendlandt data rotated about z), h = 1e-3;
-///   * variational_euler_so3 on rigid_body_so3, h = 0.01.
+///   * variational_euler_so3 on rigid_body_so3, h = 0.01;
+///   * verlet + tangent map on henon_heiles (diagnostics.tangent; FP64 only, as the job allows):
+///                 target >= 1/5 of plain Verlet (the dual step carries 4 partials per component
+///                 plus a Hessian-vector product per force, ~4x the arithmetic, and the chaos
+///                 indicators add a deviation-vector norm and a log per step).
 /// Sizes: 2e4 trajectories on the CPU, 1e6 on a GPU (a tenth with --quick). Steps are chosen from
 /// a short calibration run to take about target_seconds.
 #include "bench/implicit_suite.hpp"
@@ -38,6 +42,7 @@ struct Case {
   double dt = 0.01;
   int newton_iterations = 0;  ///< 0: the integrator's default
   bool section = false;       ///< q0 = 0 up (the Verlet table's section)
+  bool tangent = false;       ///< diagnostics.tangent (FP64 only)
 };
 
 std::vector<double> default_params(const std::string& model) {
@@ -102,6 +107,7 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
       {"midpoint / double_pendulum", "double_pendulum", "midpoint", 0.01, 0, false},
       {"rattle / double_spherical", "double_spherical_pendulum", "rattle", 1e-3, 0, false},
       {"var_euler / rigid_body_so3", "rigid_body_so3", "variational_euler_so3", 0.01, 0, false},
+      {"verlet+tangent / henon_heiles", "henon_heiles", "verlet", 0.01, 0, true, true},
   };
   std::printf(
       "\nimplicit and constrained integrators (ratio = this / verlet on henon_heiles, "
@@ -117,6 +123,7 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
       for (const Case& c : cases) {
         if (!vigor::host::find_model(c.model) || !vigor::host::find_integrator(c.integrator))
           continue;
+        if (c.tangent && p != Precision::kDouble) continue;
         EngineRequest r;
         r.model = c.model;
         r.integrator = c.integrator;
@@ -126,6 +133,7 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
           r.options.push_back(opt.default_value);
         r.dt = c.dt;
         r.newton_iterations = c.newton_iterations;
+        r.tangent = c.tangent;
         if (c.section) {
           r.section.kind = 1;        // plane
           r.section.coordinate = 0;  // q0
@@ -148,7 +156,7 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
             std::int64_t(o.target_seconds * cal_rate / double(n)), 20, 1'000'000);
         const EngineRun run = run_engine(r, b, soa, n, steps);
         const double rate = double(n) * double(steps) / run.seconds;
-        if (c.integrator == "verlet") verlet_rate = rate;
+        if (c.integrator == "verlet" && !c.tangent) verlet_rate = rate;
         const double ratio = verlet_rate > 0 ? rate / verlet_rate : 0.0;
         const char* bn = b == BackendKind::kCuda ? "cuda" : "cpu";
         const char* pn = p == Precision::kDouble ? "fp64" : "fp32";
@@ -162,6 +170,7 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
                         {"case", c.label},
                         {"model", c.model},
                         {"integrator", c.integrator},
+                        {"tangent", c.tangent},
                         {"newton_iterations", c.newton_iterations},
                         {"dt", c.dt},
                         {"n", n},

@@ -40,6 +40,7 @@ struct EngineRequest {
   double newton_tolerance = 0.0;  ///< <= 0: none; else status newton-not-converged above it
   int threads = 0;                ///< CPU threads; 0: OpenMP default
   bool cpu_simd = true;           ///< CPU: advance blocks of trajectories in SIMD lanes
+  bool tangent = false;           ///< carry the tangent map (kernels/tangent.hpp diagnostics)
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
   std::size_t hit_buffer_bytes = std::size_t(256) << 20;
 };
@@ -66,6 +67,8 @@ struct FinalData {
   std::vector<std::int64_t> crossings;
   std::vector<std::int64_t> recorded;
   std::vector<std::int32_t> status;
+  /// Tangent-map diagnostics [slot * n + i], slots kernels::TangentOut; empty without them.
+  std::vector<double> tangent_out;
 };
 
 class Engine {
@@ -83,6 +86,9 @@ class Engine {
   virtual FinalData download() = 0;
   virtual std::string backend_name() const = 0;
   virtual std::string device_name() const = 0;
+  /// The tangent-map diagnostics as of the last launch ([slot * n + i], kernels::TangentOut),
+  /// empty when the request did not ask for them. The run loop samples them per segment.
+  virtual std::vector<double> tangent_snapshot() = 0;
   /// Trajectories advanced side by side per CPU thread (1: one at a time; GPU engines: 1).
   virtual int simd_lanes() const { return 1; }
   /// Hit slots per trajectory per drain.

@@ -12,6 +12,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -358,6 +359,260 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
   return e;
 }
 
+// --- Clouds for the phase-space invariants (loop, parallelepiped) --------------------------------
+
+/// Largest loop: the spectral quadrature costs O(N log N) per sample for a power of two and
+/// O(N^2) otherwise, so other sizes are capped lower (kMaxDftPoints).
+constexpr std::int64_t kMaxLoopPoints = std::int64_t(1) << 20;
+constexpr std::int64_t kMaxDftPoints = 8192;
+constexpr std::int64_t kMinLoopPoints = 16;
+constexpr std::int64_t kMaxEvery = 1'000'000'000'000'000;
+
+/// Ambient (q, p) area and volume are the invariants only of unconstrained canonical models.
+void require_canonical(const ModelInfo& model, const std::string& path) {
+  if (model.kind == "lie_group")
+    fail(path, "model " + model.name +
+                   " is not a (q, p) model (its state is an attitude and a body momentum on a Lie "
+                   "group): the area and volume of a cloud in its ambient coordinates are not "
+                   "invariants of its flow; use the tangent-map (symplecticity) diagnostics");
+  if (model.constraints > 0)
+    fail(path, "model " + model.name + " is constrained (" + std::to_string(model.constraints) +
+                   " holonomic constraint" + (model.constraints > 1 ? "s" : "") +
+                   "): the symplectic form lives on the constraint manifold, so the area and "
+                   "volume of a cloud in the ambient (q, p) coordinates are not invariants; use "
+                   "the tangent-map (symplecticity) diagnostics restricted to the manifold");
+}
+
+/// A JSON string (json_read.hpp declares no string reader).
+std::string text_value(const Json& v, const std::string& path) {
+  if (!v.is_string()) fail(path, "must be a string, got " + show(v));
+  return v.get<std::string>();
+}
+
+std::int64_t read_every(const Json& spec, const std::string& path) {
+  return integer(require(spec, path, "every", "steps between samples, an integer >= 1"),
+                 join(path, "every"), 1, kMaxEvery);
+}
+
+/// A [x, y] pair of finite numbers.
+std::pair<double, double> plane_pair(const Json& v, const std::string& path,
+                                     const std::string& what) {
+  if (!v.is_array() || v.size() != 2) fail(path, "expected " + what + ", got " + show(v));
+  return {number(v[0], at(path, 0)), number(v[1], at(path, 1))};
+}
+
+Ensemble from_loop(const Json& spec, const std::string& path, const ModelInfo& model) {
+  object(spec, path);
+  require_canonical(model, path);
+  check_keys(spec, path,
+             {"center", "plane", "shape", "radius", "radii", "vertices", "points", "every"}, "key");
+  InvariantSampling sm;
+  sm.kind = "loop";
+  const std::vector<double> center =
+      state_row(require(spec, path, "center",
+                        std::to_string(model.dim) + " numbers (" + state_list(model) + ")"),
+                join(path, "center"), model);
+
+  const std::string plane_path = join(path, "plane");
+  const Json& plane = require(spec, path, "plane",
+                              "two state coordinates, e.g. [\"" + model.state_names[0] + "\", \"" +
+                                  model.state_names[model.dof] + "\"]");
+  if (!plane.is_array() || plane.size() != 2)
+    fail(plane_path,
+         "expected two state coordinate names (" + state_list(model) + "), got " + show(plane));
+  for (int k = 0; k < 2; ++k) {
+    const std::string name = text_value(plane[std::size_t(k)], at(plane_path, std::size_t(k)));
+    sm.plane[k] = model.state_index(name);
+    if (sm.plane[k] < 0)
+      fail(at(plane_path, std::size_t(k)), "unknown state coordinate " +
+                                               show(plane[std::size_t(k)]) + " of model " +
+                                               model.name + " (known: " + state_list(model) + ")");
+  }
+  if (sm.plane[0] == sm.plane[1])
+    fail(plane_path, "must name two different coordinates, got " + show(plane));
+
+  const std::string shape_path = join(path, "shape");
+  const Json& shape_json = require(spec, path, "shape", "\"circle\", \"ellipse\" or \"polygon\"");
+  sm.shape = text_value(shape_json, shape_path);
+  if (sm.shape != "circle" && sm.shape != "ellipse" && sm.shape != "polygon")
+    fail(shape_path, "must be \"circle\", \"ellipse\" or \"polygon\", got " + show(shape_json));
+  // Each shape takes exactly its own size key.
+  const std::string own = sm.shape == "circle"    ? "radius"
+                          : sm.shape == "ellipse" ? "radii"
+                                                  : "vertices";
+  for (const char* key : {"radius", "radii", "vertices"})
+    if (key != own && find(spec, key))
+      fail(join(path, key), std::string("does not apply to shape \"") + sm.shape +
+                                "\" (it takes \"" + own + "\"), got " + show(*find(spec, key)));
+
+  const std::string points_path = join(path, "points");
+  sm.points =
+      integer(require(spec, path, "points",
+                      "points on the loop, an integer >= " + std::to_string(kMinLoopPoints)),
+              points_path, kMinLoopPoints, kMaxLoopPoints);
+  const bool power_of_two = (sm.points & (sm.points - 1)) == 0;
+  if (sm.shape != "polygon" && !power_of_two && sm.points > kMaxDftPoints)
+    fail(points_path, "above " + std::to_string(kMaxDftPoints) +
+                          " points must be a power of two (the spectral quadrature then uses an "
+                          "FFT; other sizes cost O(N^2) per sample), got " +
+                          std::to_string(sm.points));
+  sm.every = read_every(spec, path);
+
+  // (x, y) of every point in the plane, counterclockwise for circle and ellipse (theta_j =
+  // 2 pi j / N from the +x axis); a polygon keeps the orientation of its vertices.
+  const std::size_t n = std::size_t(sm.points);
+  std::vector<double> x(n), y(n);
+  const double cx = center[std::size_t(sm.plane[0])], cy = center[std::size_t(sm.plane[1])];
+  if (sm.shape != "polygon") {
+    double a = 0.0, b = 0.0;
+    if (sm.shape == "circle") {
+      const std::string rpath = join(path, "radius");
+      const Json& r = require(spec, path, "radius", "the radius, a number > 0");
+      a = b = number(r, rpath);
+      if (!(a > 0)) fail(rpath, "must be > 0, got " + show(r));
+    } else {
+      const std::string rpath = join(path, "radii");
+      const auto [ra, rb] = plane_pair(
+          require(spec, path, "radii", "[a, b], the semi-axes along the two plane coordinates"),
+          rpath, "[a, b], the semi-axes along the two plane coordinates");
+      if (!(ra > 0)) fail(at(rpath, 0), "must be > 0, got " + format_number(ra));
+      if (!(rb > 0)) fail(at(rpath, 1), "must be > 0, got " + format_number(rb));
+      a = ra;
+      b = rb;
+    }
+    // A radius below the spacing of doubles at the center would give a loop of one point.
+    if (!(cx + a != cx) || !(cy + b != cy))
+      fail(join(path, sm.shape == "circle" ? "radius" : "radii"),
+           "is below the resolution of a double at the center (" + format_number(cx) + ", " +
+               format_number(cy) + "): the loop would collapse to a point");
+    constexpr double kTwoPi = 6.283185307179586476925286766559;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double th = kTwoPi * double(j) / double(n);
+      x[j] = cx + a * std::cos(th);
+      y[j] = cy + b * std::sin(th);
+    }
+  } else {
+    const std::string vpath = join(path, "vertices");
+    const Json& vj =
+        require(spec, path, "vertices", "at least 3 points [x, y] in the plane's coordinates");
+    if (!vj.is_array() || vj.size() < 3)
+      fail(vpath, "expected at least 3 points [x, y] in the plane's coordinates, got " + show(vj));
+    const std::size_t nv = vj.size();
+    if (std::int64_t(nv) > sm.points)
+      fail(points_path, "must be >= the number of vertices (" + std::to_string(nv) +
+                            ": every vertex is a point of the loop), got " +
+                            std::to_string(sm.points));
+    std::vector<double> vx(nv), vy(nv), len(nv);
+    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+    for (std::size_t k = 0; k < nv; ++k) {
+      std::tie(vx[k], vy[k]) = plane_pair(vj[k], at(vpath, k), "a point [x, y]");
+      lo_x = k ? std::min(lo_x, vx[k]) : vx[k];
+      hi_x = k ? std::max(hi_x, vx[k]) : vx[k];
+      lo_y = k ? std::min(lo_y, vy[k]) : vy[k];
+      hi_y = k ? std::max(hi_y, vy[k]) : vy[k];
+    }
+    double perimeter = 0.0, twice_area = 0.0;
+    for (std::size_t k = 0; k < nv; ++k) {
+      const std::size_t k1 = (k + 1) % nv;
+      len[k] = std::hypot(vx[k1] - vx[k], vy[k1] - vy[k]);
+      if (!(len[k] > 0))
+        fail(at(vpath, k1), "repeats the previous vertex (" + format_number(vx[k]) + ", " +
+                                format_number(vy[k]) + "): every edge must have a length");
+      perimeter += len[k];
+      twice_area += vx[k] * vy[k1] - vx[k1] * vy[k];
+    }
+    if (!std::isfinite(perimeter) || !std::isfinite(twice_area))
+      fail(vpath, "is too large: its perimeter or area overflows a double");
+    // Zero enclosed area (collinear vertices, or lobes that cancel): no relative change exists.
+    const double box = std::max(hi_x - lo_x, hi_y - lo_y);
+    if (!(std::fabs(twice_area) > 1e-12 * box * box))
+      fail(vpath, "encloses no area (signed shoelace area " + format_number(0.5 * twice_area) +
+                      "): the vertices are collinear or the polygon's lobes cancel");
+    // Points per edge proportional to its length (largest remainder), at least one per edge (its
+    // first vertex), so every vertex is a point of the loop.
+    std::vector<std::int64_t> per(nv, 1);
+    std::int64_t spare = sm.points - std::int64_t(nv);
+    std::vector<std::pair<double, std::size_t>> remainder;
+    std::int64_t given = 0;
+    for (std::size_t k = 0; k < nv; ++k) {
+      const double share = double(spare) * len[k] / perimeter;
+      const auto whole = std::int64_t(std::floor(share));
+      per[k] += whole;
+      given += whole;
+      remainder.push_back({share - double(whole), k});
+    }
+    std::stable_sort(remainder.begin(), remainder.end(),
+                     [](const auto& l, const auto& r) { return l.first > r.first; });
+    for (std::int64_t k = 0; given < spare; ++k, ++given) ++per[remainder[std::size_t(k)].second];
+    std::size_t j = 0;
+    for (std::size_t k = 0; k < nv; ++k) {
+      const std::size_t k1 = (k + 1) % nv;
+      for (std::int64_t m = 0; m < per[k]; ++m, ++j) {
+        const double f = double(m) / double(per[k]);
+        x[j] = m == 0 ? vx[k] : vx[k] + f * (vx[k1] - vx[k]);
+        y[j] = m == 0 ? vy[k] : vy[k] + f * (vy[k1] - vy[k]);
+      }
+    }
+  }
+
+  Ensemble e;
+  e.count = sm.points;
+  e.state = allocate_states(e.count, model.dim, points_path);
+  for (int c = 0; c < model.dim; ++c)
+    for (std::size_t j = 0; j < n; ++j)
+      e.state[std::size_t(c) * n + j] =
+          c == sm.plane[0] ? x[j] : (c == sm.plane[1] ? y[j] : center[std::size_t(c)]);
+  e.sampling = sm;
+  return e;
+}
+
+Ensemble from_parallelepiped(const Json& spec, const std::string& path, const ModelInfo& model) {
+  object(spec, path);
+  require_canonical(model, path);
+  check_keys(spec, path, {"center", "edge", "every"}, "key");
+  InvariantSampling sm;
+  sm.kind = "parallelepiped";
+  const std::vector<double> center =
+      state_row(require(spec, path, "center",
+                        std::to_string(model.dim) + " numbers (" + state_list(model) + ")"),
+                join(path, "center"), model);
+  const std::string edge_path = join(path, "edge");
+  const Json& edge =
+      require(spec, path, "edge",
+              "the edge length eps > 0, or one per state coordinate (" + state_list(model) + ")");
+  if (edge.is_array()) {
+    if (edge.size() != std::size_t(model.dim))
+      fail(edge_path, "expected one number or " + std::to_string(model.dim) + " numbers (" +
+                          state_list(model) + "), got " + show(edge));
+    for (int c = 0; c < model.dim; ++c)
+      sm.edge.push_back(number(edge[std::size_t(c)], at(edge_path, std::size_t(c))));
+  } else {
+    sm.edge.assign(std::size_t(model.dim), number(edge, edge_path));
+  }
+  for (int c = 0; c < model.dim; ++c) {
+    const std::string epath = edge.is_array() ? at(edge_path, std::size_t(c)) : edge_path;
+    const double eps = sm.edge[std::size_t(c)];
+    if (!(eps > 0)) fail(epath, "must be > 0, got " + format_number(eps));
+    // The edge vector is x_c - x_0: it must survive rounding at the center.
+    if (!(center[std::size_t(c)] + eps != center[std::size_t(c)]))
+      fail(epath, format_number(eps) + " is below the resolution of a double at " +
+                      model.state_names[std::size_t(c)] + " = " +
+                      format_number(center[std::size_t(c)]) + " (center + edge rounds to center)");
+  }
+  sm.every = read_every(spec, path);
+
+  Ensemble e;
+  e.count = 1 + model.dim;
+  e.state = allocate_states(e.count, model.dim, path);
+  const std::size_t n = std::size_t(e.count);
+  for (int c = 0; c < model.dim; ++c)
+    for (std::size_t i = 0; i < n; ++i)
+      e.state[std::size_t(c) * n + i] =
+          center[std::size_t(c)] + (i == std::size_t(c) + 1 ? sm.edge[std::size_t(c)] : 0.0);
+  e.sampling = sm;
+  return e;
+}
+
 /// Where trajectory i of the ensemble came from, for messages: the row of "states" (path
 /// ensemble.states[i]), or the trajectory index of a generated ensemble (path ensemble.<kind>).
 struct RowPlace {
@@ -440,7 +695,8 @@ Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& mode
                        const std::vector<double>& params, const SectionConfig& section,
                        bool has_section) {
   const std::string path = "ensemble";
-  const std::vector<std::string> kinds{"states", "box", "random_box", "section_grid"};
+  const std::vector<std::string> kinds{"states",       "box",  "random_box",
+                                       "section_grid", "loop", "parallelepiped"};
   object(spec, path);
   check_keys(spec, path, kinds, "key");
   if (spec.size() != 1) {
@@ -459,6 +715,10 @@ Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& mode
     e = from_box(body, body_path, model);
   } else if (kind == "random_box") {
     e = from_random_box(body, body_path, model);
+  } else if (kind == "loop") {
+    e = from_loop(body, body_path, model);
+  } else if (kind == "parallelepiped") {
+    e = from_parallelepiped(body, body_path, model);
   } else {
     e = from_section_grid(body, body_path, model, params, section, has_section);
   }

@@ -23,6 +23,7 @@
 
 #include "host/json_read.hpp"
 #include "host/registry.hpp"
+#include "kernels/tangent.hpp"
 #include "kernels/sections.hpp"
 
 namespace vigor::host {
@@ -540,7 +541,7 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   if (!top.is_object()) fail("job", "must be a JSON object, got " + show(top));
   check_keys(top, "",
              {"model", "integrator", "steps", "segment_steps", "ensemble", "section",
-              "escape_radius", "newton_tolerance", "backend", "precision", "output"},
+              "escape_radius", "newton_tolerance", "diagnostics", "backend", "precision", "output"},
              "key");
 
   const ModelInfo& model = parse_model(top, job);
@@ -576,6 +577,30 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
                                    "implicit integrator");
   }
 
+  job.tangent = false;
+  if (const Json* d = find(top, "diagnostics")) {
+    object(*d, "diagnostics");
+    check_keys(*d, "diagnostics", {"tangent"}, "diagnostic");
+    if (const Json* t = find(*d, "tangent")) {
+      if (!t->is_boolean())
+        fail("diagnostics.tangent", "must be true or false, got " + show(*t));
+      job.tangent = t->get<bool>();
+      const auto& ok = model.tangent_integrators;
+      if (job.tangent && ok.empty())
+        fail("diagnostics.tangent",
+             "tangent maps are built for up to " +
+                 std::to_string(kernels::kTangentMaxDirections) +
+                 " phase-space dimensions; model " + model.name + " has " +
+                 std::to_string(model.dim) + " (compile time and registers grow with the square)");
+      if (job.tangent && std::find(ok.begin(), ok.end(), job.integrator) == ok.end())
+        fail("diagnostics.tangent",
+             "tangent maps of " + job.integrator + " on " + model.name +
+                 " are not built (the step already differentiates the Lagrangian twice by "
+                 "nested duals, and one more level is too large for " +
+                 std::to_string(model.dof) + " degrees of freedom); use one of: " + list(ok));
+    }
+  }
+
   job.backend = BackendKind::kAuto;
   if (const Json* b = find(top, "backend"))
     job.backend = parse_backend(string_value(*b, "backend"), "backend", show(*b));
@@ -595,8 +620,28 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
 
   // The ensemble last: it is the only expensive part, and it needs the section.
   job.ensemble =
-      make_ensemble(require(top, "", "ensemble", "one of states, box, random_box, section_grid"),
+      make_ensemble(require(top, "", "ensemble",
+                            "one of states, box, random_box, section_grid, loop, parallelepiped"),
                     model, job.params, job.section, job.has_section);
+  // A cloud (loop, parallelepiped) is sampled by a stroboscopic section of its own, every sample
+  // of every point recorded, for host/invariants.cpp.
+  if (const InvariantSampling& sm = job.ensemble.sampling; !sm.kind.empty()) {
+    const std::string every_path = "ensemble." + sm.kind + ".every";
+    if (job.has_section)
+      fail("section", "cannot be combined with ensemble." + sm.kind +
+                          ": the cloud is sampled by its own stroboscopic section (every " +
+                          every_path + " = " + std::to_string(sm.every) +
+                          " steps); drop the section key");
+    if (sm.every > job.steps)
+      fail(every_path, "must be <= steps = " + std::to_string(job.steps) +
+                           " (no sample would be taken after t = 0), got " +
+                           std::to_string(sm.every));
+    job.has_section = true;
+    job.section = SectionConfig{};
+    job.section.kind = kernels::kSectionStroboscopic;
+    job.section.every = sm.every;
+    job.section.max_crossings = job.steps / sm.every;
+  }
 
   // Command-line overrides win over the file, but the file must still be valid as written.
   if (!overrides.out.empty()) job.output_dir = overrides.out;
@@ -606,6 +651,10 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
     job.precision =
         parse_precision(overrides.precision, "--precision", show(Json(overrides.precision)));
   check_run_precision(model, job);
+  if (job.tangent && job.precision == Precision::kFloat)
+    fail(overrides.precision.empty() ? "precision" : "--precision",
+         "diagnostics.tangent needs precision double: float round-off (~1e-7 per step) would "
+         "hide the symplecticity defects the tangent map measures");
   return job;
 }
 

@@ -27,12 +27,24 @@ class JobError : public std::runtime_error {
   std::string path_;
 };
 
+/// What a cloud ensemble (loop, parallelepiped) measures; the run samples it with a stroboscopic
+/// section every `every` steps and host/invariants.cpp turns the samples into invariants.csv.
+struct InvariantSampling {
+  std::string kind;          ///< "" (none) | loop | parallelepiped
+  int plane[2] = {0, 1};     ///< loop: the two state coordinates of the plane (x, y)
+  std::string shape;         ///< loop: circle | ellipse | polygon
+  std::int64_t points = 0;   ///< loop: points on the loop (trajectory j is point j, in order)
+  std::int64_t every = 1;    ///< steps between samples
+  std::vector<double> edge;  ///< parallelepiped: eps_c per state coordinate
+};
+
 /// The initial conditions, generated on the host (identical for every backend and thread count).
 struct Ensemble {
-  std::string kind;           ///< states | box | random_box | section_grid
-  std::int64_t count = 0;     ///< trajectories
-  std::int64_t skipped = 0;   ///< section_grid points outside the energetically allowed region
-  std::vector<double> state;  ///< SoA: state[c * count + i]
+  std::string kind;            ///< states | box | random_box | section_grid | loop | parallelepiped
+  std::int64_t count = 0;      ///< trajectories
+  std::int64_t skipped = 0;    ///< section_grid points outside the energetically allowed region
+  std::vector<double> state;   ///< SoA: state[c * count + i]
+  InvariantSampling sampling;  ///< loop and parallelepiped only
 };
 
 struct Job {
@@ -55,6 +67,7 @@ struct Job {
   SectionConfig section;          ///< kind 0 when there is no section
   double escape_radius = 0.0;     ///< <= 0: none
   double newton_tolerance = 0.0;  ///< <= 0: none (residuals are reported, never acted on)
+  bool tangent = false;           ///< diagnostics.tangent: carry tangent maps (kernels/tangent.hpp)
 
   BackendKind backend = BackendKind::kAuto;
   Precision precision = Precision::kDouble;

@@ -1,4 +1,5 @@
 #include "host/output.hpp"
+#include "host/tangent_report.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -371,6 +372,9 @@ void write_final_csv(const fs::path& file, const FinalData& f, double dt,
   out.text(",energy_error_max,crossings,status");
   if (momentum) out.text(",momentum_error_max");
   if (newton) out.text(",newton_residual_max");
+  const bool tangent = !f.tangent_out.empty();
+  if (tangent)
+    for (const char* c : kTangentColumns) out.text(std::string(",") + c);
   out.endl();
   for (std::int64_t i = 0; i < n; ++i) {
     out.integer(i);
@@ -394,6 +398,11 @@ void write_final_csv(const fs::path& file, const FinalData& f, double dt,
       out.sep();
       out.real(f.newton_residual[i], float_precision);
     }
+    if (tangent)
+      for (std::size_t c = 0; c < kTangentColumns.size(); ++c) {
+        out.sep();
+        out.real(f.tangent_out[c * std::size_t(n) + std::size_t(i)], float_precision);
+      }
     out.endl();
   }
   out.close();

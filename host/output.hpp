@@ -108,7 +108,8 @@ void write_sections_csv(const std::filesystem::path& file, const HitSpill& hits,
 
 /// final.csv: trajectory,t,<state names>,energy_error_max,crossings,status[,momentum_error_max]
 /// [,newton_residual_max] — the momentum column for models with momentum maps, the residual
-/// column for implicit integrators, after the contract's columns.
+/// column for implicit integrators, after the contract's columns; then, when f.tangent_out is not
+/// empty, the tangent-map diagnostics (host/tangent_report.hpp kTangentColumns).
 void write_final_csv(const std::filesystem::path& file, const FinalData& f, double dt,
                      const std::vector<std::string>& state_names, std::int64_t n,
                      bool float_precision, bool momentum = false, bool newton = false);

@@ -6,6 +6,7 @@
 
 #include "kernels/core/mechanics.hpp"
 #include "kernels/integrators/protocol.hpp"
+#include "kernels/tangent.hpp"
 #include "kernels/state.hpp"
 #include "vigor/all_integrators.hpp"
 #include "vigor/all_models.hpp"
@@ -97,8 +98,12 @@ ModelInfo describe_model() {
   }
   if constexpr (requires { M::kMomentumNames; })
     for (const char* s : M::kMomentumNames) info.momentum_names.emplace_back(s);
-#define VIGOR_INTEGRATOR(name, Type, header) \
-  if (kernels::integrator_supports<kernels::Type<double>, M>) info.integrators.push_back(#name);
+#define VIGOR_INTEGRATOR(name, Type, header)                                       \
+  if (kernels::integrator_supports<kernels::Type<double>, M>) {                    \
+    info.integrators.push_back(#name);                                             \
+    if (kernels::tangent_built<kernels::Type<double>, M>)                          \
+      info.tangent_integrators.push_back(#name);                                   \
+  }
 #include "kernels/integrators/integrators.def"
 #undef VIGOR_INTEGRATOR
   info.energy = [](const double* params, const double* state) {

@@ -26,6 +26,8 @@ struct ModelInfo {
   std::vector<std::string> state_names;  ///< q0 .. q(n-1), p0 .. p(n-1) unless the model names them
   std::vector<std::string> momentum_names;  ///< the conserved momentum maps it reports
   std::vector<std::string> integrators;     ///< the integrators that handle it
+  /// Those whose tangent map (diagnostics.tangent) is compiled for it.
+  std::vector<std::string> tangent_integrators;
   /// H(state) in double for the given parameter values (kParams order).
   double (*energy)(const double* params, const double* state) = nullptr;
   /// Diagonal inverse mass M^{-1}_ii (separable models only; nullptr otherwise).

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "host/invariants.hpp"
 #include "host/registry.hpp"
 #include "vigor/version.hpp"
 
@@ -32,6 +33,7 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
   r.escape_radius = job.escape_radius;
   r.newton_iterations = job.newton_iterations;
   r.newton_tolerance = job.newton_tolerance;
+  r.tangent = job.tangent;
   r.threads = options.threads;
   return r;
 }
@@ -50,6 +52,7 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   const std::int64_t n = job.ensemble.count;
   engine.upload(job.ensemble.state, n);
   res.hit_capacity = engine.hit_capacity();
+  if (job.tangent) res.tangent_series.add(0.0, engine.tangent_snapshot(), n);
 
   HitBlock block;
   auto last_report = Clock::now();
@@ -70,6 +73,7 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
     }
     done = end;
     ++res.segments;
+    if (job.tangent) res.tangent_series.add(double(done) * job.dt, engine.tangent_snapshot(), n);
     if (!options.quiet && (seconds_since(last_report) > 2.0 || done == job.steps) &&
         seconds_since(t0) > 2.0) {
       const double el = seconds_since(t0);
@@ -157,6 +161,10 @@ nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options, c
     s["newton_residual_max"] = rmax;
     if (job.newton_tolerance > 0) s["newton_tolerance"] = job.newton_tolerance;
   }
+  if (job.tangent) {
+    s["tangent"] = tangent_summary(r.final.tangent_out, n);
+    s["tangent_series"] = "tangent_series.csv";
+  }
   s["status_counts"] = {{"ok", by_status[0]},
                         {"non-finite", by_status[1]},
                         {"escaped", by_status[2]},
@@ -181,11 +189,16 @@ nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool f
   const bool as_float = job.precision == Precision::kFloat;
   // Always present (header only without a section), so scripts can rely on the file.
   write_sections_csv(out.temp() / "sections.csv", spill, model->state_names, as_float);
+  nlohmann::ordered_json invariants;  // loop and parallelepiped ensembles only
+  if (!job.ensemble.sampling.kind.empty())
+    invariants = write_invariants(out.temp() / "invariants.csv", job, spill);
   spill.remove();  // never part of the results
   const bool implicit = !find_integrator(job.integrator)->is_explicit;
   write_final_csv(out.temp() / "final.csv", r.final, job.dt, model->state_names, n, as_float,
                   !model->momentum_names.empty(), implicit);
+  if (job.tangent) r.tangent_series.write_csv(out.temp() / "tangent_series.csv");
   auto summary = make_summary(job, options, r);
+  if (!invariants.is_null()) summary["invariants"] = invariants;
   summary["output_dir"] = out.target().string();
   write_json(out.temp() / "summary.json", summary);
   out.commit();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/engine.hpp"
+#include "host/tangent_report.hpp"
 #include "host/job.hpp"
 #include "host/output.hpp"
 
@@ -31,6 +32,7 @@ struct RunResult {
   double kernel_seconds = 0.0;
   std::int64_t hits = 0;  ///< hits drained (and handed to the sink) over the run
   FinalData final;
+  TangentSeries tangent_series;  ///< per-segment tangent statistics (diagnostics.tangent only)
 };
 
 /// Receives each block of hits as it is drained: trajectory order within a block, chronological

@@ -19,12 +19,15 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "kernels/core/config.hpp"
 #include "kernels/core/math.hpp"
 #include "kernels/integrators/protocol.hpp"
 #include "kernels/sections.hpp"
 #include "kernels/state.hpp"
+#include "kernels/tangent.hpp"
 
 namespace vigor::kernels {
 
@@ -60,6 +63,11 @@ struct EnsembleArrays {
   std::int64_t* recorded = nullptr;   ///< crossings recorded so far
   std::int32_t* hit_count = nullptr;  ///< hits in the buffer since the last drain
   Real* hits = nullptr;               ///< [(c * capacity + slot) * n + i], c = 0: t, then state
+  // Tangent-map diagnostics (kernels/tangent.hpp); all null when the job does not ask for them.
+  Real* tangent = nullptr;      ///< [(c * K + j) * n + i]: partials of stored component c
+  Real* tangent_acc = nullptr;  ///< [slot * n + i], TangentAcc slots
+  Real* tangent_out = nullptr;  ///< [slot * n + i], TangentOut slots (updated at every launch end)
+  Real* state0 = nullptr;       ///< [c * n + i]: the initial state
 };
 
 /// Write one hit (time and full state) into the trajectory's slot.
@@ -120,13 +128,29 @@ VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>
   }
 }
 
-/// Advance trajectory i from its current step to sp.end_step (or until it stops or pauses).
-template <class M, class Integrator, class Real>
-VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator,
-                                        const SegmentParams<Real>& sp,
-                                        const EnsembleArrays<Real>& a, std::int64_t i) {
+/// Initial energy plus the tangent map's seed, accumulators and t = 0 diagnostics; `integrator`
+/// is the job's integrator on TangentOps<M, Real>::D (its symplectic chart, if any, enters the
+/// form).
+template <class M, class IntegratorD, class Real>
+VIGOR_HD VIGOR_INLINE void initial_energy_tangent(const M& m, const IntegratorD& integrator,
+                                                  Real h, const EnsembleArrays<Real>& a,
+                                                  std::int64_t n, std::int64_t i) {
+  initial_energy(m, a, n, i);
+  initial_tangent(integrator, m, h, a.state, a.state0, a.tangent, a.tangent_acc, a.tangent_out,
+                  n, i);
+}
+
+/// The driver body. kTangent: Integrator runs on TangentOps<M, Real>::D and the state carries
+/// its partials (the tangent map), with the chaos accumulators advanced after every step.
+template <bool kTangent, class M, class Integrator, class Real>
+VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
+                                  const SegmentParams<Real>& sp, const EnsembleArrays<Real>& a,
+                                  std::int64_t i) {
   using Ops = StateOps<M, Real>;
   using State = typename Ops::State;
+  using TOps = TangentOps<M, Real>;
+  // Without tangent maps the dual state is a dummy the compiler drops.
+  using StateD = std::conditional_t<kTangent, typename TOps::StateD, State>;
   constexpr int dim = Ops::kDim;
   // Explicit steps solve nothing: their residual bookkeeping compiles away.
   constexpr bool kSolves = default_newton_iterations < Integrator >> 0;
@@ -136,7 +160,15 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
   if (a.status[i] != kStatusOk || k >= sp.end_step) return;
 
   State s;
-  Ops::load(m, a.state + i, n, s);
+  [[maybe_unused]] StateD sd{};
+  [[maybe_unused]] TangentAccumulators<Real> acc{};
+  if constexpr (kTangent) {
+    load_tangent<TOps>(m, a.state + i, a.tangent + i, n, sd);
+    s = TOps::primal(sd);
+    acc.load(a.tangent_acc, n, i);
+  } else {
+    Ops::load(m, a.state + i, n, s);
+  }
   // Launch constants in locals: hit writes go through a Real pointer that, as far as the
   // compiler knows, could alias `sp`, which would otherwise force reloads in the step loop.
   const Real h = sp.h;
@@ -160,14 +192,23 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
 
   while (k < end_step) {
     const State prev = s;
+    [[maybe_unused]] const StateD prev_d = sd;
     const Real t0 = Real(k) * h;
-    const Real residual = take_step(integrator, m, s, h, t0);
+    Real residual;
+    if constexpr (kTangent) {
+      residual = take_tangent_step<TOps>(integrator, m, sd, h, t0);
+      s = TOps::primal(sd);
+    } else {
+      residual = take_step(integrator, m, s, h, t0);
+    }
     const Real de = abs(Ops::energy(m, s) - e0);
     if (!isfinite(de) || (kSolves && !isfinite(residual))) {
       s = prev;  // freeze at the last finite state
+      if constexpr (kTangent) sd = prev_d;
       status = kStatusNonFinite;
       break;
     }
+    if constexpr (kTangent) acc.template after_step<TOps>(sd, k + 1);
     emax = max_of(emax, de);
     if constexpr (kSolves) rmax = max_of(rmax, residual);
     if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
@@ -196,7 +237,19 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
     if (pause) break;
   }
 
-  Ops::store(s, a.state + i, n);
+  if constexpr (kTangent) {
+    store_tangent<TOps>(sd, a.state + i, a.tangent + i, n);
+    acc.store(a.tangent_acc, n, i);
+    State x0;
+    Ops::load(m, a.state0 + i, n, x0);
+    tangent_diagnostics<TOps>(integrator, m, x0, sd, acc, k, h, a.tangent_out, n, i);
+    // A trajectory frozen on a non-finite step has no meaningful tangent map.
+    if (status == kStatusNonFinite)
+      for (int c = 0; c < kTangentOutCount; ++c)
+        a.tangent_out[c * n + i] = std::numeric_limits<Real>::quiet_NaN();
+  } else {
+    Ops::store(s, a.state + i, n);
+  }
   a.step[i] = k;
   a.status[i] = status;
   a.energy_error[i] = emax;
@@ -205,6 +258,23 @@ VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator
   a.crossings[i] = crossings;
   a.recorded[i] = recorded;
   a.hit_count[i] = hits;
+}
+
+/// Advance trajectory i from its current step to sp.end_step (or until it stops or pauses).
+template <class M, class Integrator, class Real>
+VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator,
+                                        const SegmentParams<Real>& sp,
+                                        const EnsembleArrays<Real>& a, std::int64_t i) {
+  advance_impl<false>(m, integrator, sp, a, i);
+}
+
+/// The same with the tangent map: `integrator` is tangent_integrator_t<I, M, Real>
+/// (kernels/tangent.hpp), and a.tangent, a.tangent_acc, a.tangent_out, a.state0 are set.
+template <class M, class IntegratorD, class Real>
+VIGOR_HD inline void advance_trajectory_tangent(const M& m, const IntegratorD& integrator,
+                                                const SegmentParams<Real>& sp,
+                                                const EnsembleArrays<Real>& a, std::int64_t i) {
+  advance_impl<true>(m, integrator, sp, a, i);
 }
 
 }  // namespace vigor::kernels

@@ -30,6 +30,7 @@
 #include "kernels/core/so3.hpp"
 #include "kernels/core/specs.hpp"
 #include "kernels/state.hpp"
+#include "kernels/tangent.hpp"
 
 namespace vigor::models {
 
@@ -91,10 +92,11 @@ struct RigidBodySO3 {
 
 namespace vigor::kernels {
 
-/// How the drivers see the rigid body's state (see kernels/state.hpp for the members).
-template <class Real>
-struct StateOps<models::RigidBodySO3<Real>, Real> {
-  using M = models::RigidBodySO3<Real>;
+/// How the drivers see the rigid body's state (see kernels/state.hpp for the members). Real may
+/// be the model's own R or a dual number over it (the tangent map, kernels/tangent.hpp).
+template <class R, class Real>
+struct StateOps<models::RigidBodySO3<R>, Real> {
+  using M = models::RigidBodySO3<R>;
   using State = SO3State<Real>;
   static constexpr int kDim = 12;
   static constexpr int kMomentumMaps = M::kMomentumMaps;
@@ -203,6 +205,120 @@ struct StateOps<models::RigidBodySO3<Real>, Real> {
       return buf;
     }
     return {};
+  }
+};
+
+/// The tangent map of the rigid body (kernels/tangent.hpp) in left-trivialised directions:
+/// (xi, nu) in R^6 stands for dR = R hat(xi), dm = nu. The canonical symplectic form of T*SO(3),
+/// trivialised on the left (Abraham & Marsden, Foundations of Mechanics, Prop. 4.4.1), is
+///     omega((xi1, nu1), (xi2, nu2)) = <nu2, xi1> - <nu1, xi2> - <m, xi1 × xi2>,
+/// i.e. the matrix W(m) = [[-hat m, I], [-I, 0]] at the body momentum m. The stored momentum is
+/// the staggered discrete one, so the variational Euler map (R_k, m_k) -> (R_k+1, m_k+1) is the
+/// discrete Hamiltonian map and preserves W exactly (SCIENCE.md §2); Pi(t_k) itself would not.
+/// Only first derivatives travel, so dR = R hat(xi) needs no chart: every chart agrees to first
+/// order. det W(m) = 1, so the volume factor is det M in these coordinates.
+template <class R, class Real>
+struct TangentOps<models::RigidBodySO3<R>, Real> {
+  using M = models::RigidBodySO3<R>;
+  using Ops = StateOps<M, Real>;
+  static constexpr int K = 6;
+  static constexpr int kStored = Ops::kDim;
+  static constexpr bool kConstrained = false;
+  using D = Dual<Real, K>;
+  using OpsD = StateOps<M, D>;
+  using State = SO3State<Real>;
+  using StateD = SO3State<D>;
+
+  VIGOR_HD VIGOR_INLINE static State primal(const StateD& sd) {
+    State s;
+    VIGOR_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      VIGOR_UNROLL
+      for (int b = 0; b < 3; ++b) s.R[a][b] = sd.R[a][b].v;
+      s.Pi[a] = sd.Pi[a].v;
+    }
+    return s;
+  }
+
+  VIGOR_HD VIGOR_INLINE static void scale(StateD& sd, Real c) {
+    VIGOR_UNROLL
+    for (int j = 0; j < K; ++j) {
+      VIGOR_UNROLL
+      for (int a = 0; a < 3; ++a) {
+        VIGOR_UNROLL
+        for (int b = 0; b < 3; ++b) sd.R[a][b].d[j] *= c;
+        sd.Pi[a].d[j] *= c;
+      }
+    }
+  }
+
+  /// Column j: xi = vee of the skew part of R^T dR_j (R^T dR is skew to first order on SO(3);
+  /// the skew part discards the round-off off the group), nu = dm_j.
+  VIGOR_HD VIGOR_INLINE static Mat<Real, K> tangent_matrix(const StateD& sd) {
+    Mat<Real, K> T;
+    VIGOR_UNROLL
+    for (int j = 0; j < K; ++j) {
+      Real A[3][3];
+      VIGOR_UNROLL
+      for (int a = 0; a < 3; ++a) {
+        VIGOR_UNROLL
+        for (int b = 0; b < 3; ++b) {
+          Real s = sd.R[0][a].v * sd.R[0][b].d[j];
+          VIGOR_UNROLL
+          for (int c = 1; c < 3; ++c) s += sd.R[c][a].v * sd.R[c][b].d[j];
+          A[a][b] = s;
+        }
+      }
+      T[0][j] = Real(0.5) * (A[2][1] - A[1][2]);
+      T[1][j] = Real(0.5) * (A[0][2] - A[2][0]);
+      T[2][j] = Real(0.5) * (A[1][0] - A[0][1]);
+      VIGOR_UNROLL
+      for (int a = 0; a < 3; ++a) T[3 + a][j] = sd.Pi[a].d[j];
+    }
+    return T;
+  }
+
+  VIGOR_HD VIGOR_INLINE static Mat<Real, K> form(const M&, const State& x) {
+    Mat<Real, K> W;
+    VIGOR_UNROLL
+    for (int a = 0; a < K; ++a) {
+      VIGOR_UNROLL
+      for (int b = 0; b < K; ++b) W[a][b] = Real(0);
+    }
+    const Mat<Real, 3> hm = so3::hat(x.Pi);
+    VIGOR_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      VIGOR_UNROLL
+      for (int b = 0; b < 3; ++b) W[a][b] = -hm[a][b];
+      W[a][3 + a] = Real(1);
+      W[3 + a][a] = Real(-1);
+    }
+    return W;
+  }
+
+  VIGOR_HD VIGOR_INLINE static Mat<Real, K> projector(const M&, const State&) {
+    return Mat<Real, K>::identity();
+  }
+
+  /// Value x; direction j < 3 moves R along R hat(e_j), direction 3 + a moves m along e_a.
+  VIGOR_HD VIGOR_INLINE static void seed(const M&, const State& x, StateD& sd) {
+    VIGOR_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      VIGOR_UNROLL
+      for (int b = 0; b < 3; ++b) {
+        sd.R[a][b] = D(x.R[a][b]);
+        // (R hat(e_j))_ab = sum_c R_ac hat(e_j)_cb, hat(e_j)_cb = -eps_jcb.
+        VIGOR_UNROLL
+        for (int j = 0; j < 3; ++j) {
+          Vec<Real, 3> e = Vec<Real, 3>::filled(Real(0));
+          e[j] = Real(1);
+          const Mat<Real, 3> E = so3::hat(e);
+          sd.R[a][b].d[j] = x.R[a][0] * E[0][b] + x.R[a][1] * E[1][b] + x.R[a][2] * E[2][b];
+        }
+      }
+      sd.Pi[a] = D(x.Pi[a]);
+      sd.Pi[a].d[3 + a] = Real(1);
+    }
   }
 };
 

@@ -22,6 +22,7 @@
 #include "kernels/core/config.hpp"
 #include "kernels/core/mechanics.hpp"
 #include "kernels/sections.hpp"
+#include "kernels/tangent.hpp"
 #include "models/double_spherical_pendulum.hpp"
 #include "models/rigid_body_quaternion.hpp"
 
@@ -51,6 +52,7 @@ struct Case {
   std::vector<std::pair<std::string, double>> options;  ///< integrator options besides defaults
   int newton_iterations = 0;                            ///< 0: the integrator's default
   int coordinate = 0;                                   ///< section plane: this component = 0
+  bool tangent = false;                                 ///< carry the tangent map
 };
 
 /// Initial states (SoA) and their count.
@@ -206,6 +208,7 @@ EngineRequest make_request(const Case& c, Precision precision, std::int64_t n) {
   r.section.value = 0.0;
   r.section.max_crossings = c.max_crossings;
   r.escape_radius = c.escape_radius;
+  r.tangent = c.tangent;
   // Bytes for `slots` FP64 slots per trajectory (t and the state in each).
   r.hit_buffer_bytes = std::size_t(c.slots) * std::size_t(n) * std::size_t(model->dim + 1) * 8;
   return r;
@@ -507,6 +510,34 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, CudaBackendImplicit, ::testing::ValuesIn([] 
                              if (std::isalnum(static_cast<unsigned char>(ch))) n += ch;
                            return n;
                          });
+
+// Tangent maps: the same dual-number step on both backends. The defects are round-off on both
+// (compared against a bound, not each other); the indicators are smooth functions of the
+// trajectory and its partials, which agree to ~1e-12 over these 10^4 steps of mostly regular
+// orbits, so 1e-6 relative leaves ample room for FMA contraction on the GPU.
+TEST_F(CudaBackend, TangentDiagnosticsMatchCpu) {
+  for (const char* integrator : {"verlet", "midpoint"}) {
+    Case c = henon_heiles_case(integrator);
+    c.tangent = true;
+    const Ensemble ens = henon_heiles_ensemble();
+    const Outcome cpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCpu);
+    const Outcome gpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCuda);
+    expect_agree(gpu, cpu, ens, kFp64);
+    const std::size_t n = std::size_t(ens.n);
+    ASSERT_EQ(gpu.final.tangent_out.size(), cpu.final.tangent_out.size());
+    ASSERT_EQ(cpu.final.tangent_out.size(), n * vigor::kernels::kTangentOutCount);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (cpu.final.status[i] != vigor::kernels::kStatusOk) continue;
+      auto at = [&](const Outcome& o, int slot) { return o.final.tangent_out[slot * n + i]; };
+      EXPECT_LT(at(gpu, vigor::kernels::kOutDefectRel), 1e-12) << integrator << " " << i;
+      for (int slot : {vigor::kernels::kOutLyapunov, vigor::kernels::kOutMegno,
+                       vigor::kernels::kOutSali, vigor::kernels::kOutGali2})
+        EXPECT_TRUE(close(at(gpu, slot), at(cpu, slot), 1e-6))
+            << integrator << " trajectory " << i << " slot " << slot << ": " << at(gpu, slot)
+            << " vs " << at(cpu, slot);
+    }
+  }
+}
 
 TEST_F(CudaBackend, DeviceNameNamesTheArchitecture) {
   const Case c = henon_heiles_case("verlet");

@@ -26,15 +26,6 @@
 
 namespace vigor::host {
 
-/// The same class template on another Real: Rebind<HenonHeiles<double>, P>::type is
-/// HenonHeiles<P>. Models and integrators are class templates on their Real.
-template <class X, class R>
-struct Rebind;
-template <template <class> class Tmpl, class T, class R>
-struct Rebind<Tmpl<T>, R> {
-  using type = Tmpl<R>;
-};
-
 template <class M, class I, class Real>
 class CpuEngine final : public Engine {
  public:
@@ -45,12 +36,21 @@ class CpuEngine final : public Engine {
   /// has no Phase, and a general Lagrangian's nested-dual Jacobians on 16-lane packs would spill
   /// registers and multiply compile time for little gain.
   static constexpr bool kSimd = kernels::SeparableModel<M> && kernels::integrator_lane_safe<I>;
+  /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
+  /// defects they measure, and the instantiations double the build time.
+  static constexpr bool kTangent =
+      kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
+  /// Tangent maps in lanes too when the plain step takes a dual state (the explicit splitting
+  /// schemes: kernels::tangent_integrator_t); implicit steps on duals of packs stay scalar.
+  static constexpr bool kSimdTangent =
+      kSimd && kTangent &&
+      !kernels::is_dual_v<kernels::real_t<kernels::tangent_integrator_t<I, M, Real>>>;
   static constexpr int kLanes = kernels::block_lanes<Real>();
   using P = kernels::Pack<Real, kLanes>;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
   // a model or integrator that does not support it is ever compiled.
-  using MP = std::conditional_t<kSimd, typename Rebind<M, P>::type, M>;
-  using IP = std::conditional_t<kSimd, typename Rebind<I, P>::type, I>;
+  using MP = std::conditional_t<kSimd, kernels::rebind_t<M, P>, M>;
+  using IP = std::conditional_t<kSimd, kernels::rebind_t<I, P>, I>;
 
   explicit CpuEngine(const EngineRequest& r)
       : request_(r),
@@ -59,7 +59,9 @@ class CpuEngine final : public Engine {
     kernels::set_newton_iterations(integrator_pack_, r.newton_iterations);
   }
 
-  int simd_lanes() const override { return request_.cpu_simd && kSimd ? kLanes : 1; }
+  int simd_lanes() const override {
+    return request_.cpu_simd && (request_.tangent ? kSimdTangent : kSimd) ? kLanes : 1;
+  }
 
   int dim() const override { return kDim; }
   std::string backend_name() const override { return "cpu"; }
@@ -71,14 +73,29 @@ class CpuEngine final : public Engine {
       throw std::invalid_argument("CpuEngine::upload: expected " + std::to_string(kDim) + " x " +
                                   std::to_string(n) + " state values, got " +
                                   std::to_string(state_soa.size()));
-    setup_ = std::make_unique<EngineSetup<M, I, Real>>(request_, n, request_.hit_buffer_bytes);
+    setup_ = std::make_unique<Setup>(request_, n, request_.hit_buffer_bytes);
     n_ = n;
     store_.allocate(n, kDim, kMaps, setup_->params.hit_capacity);
+    if (request_.tangent && !kTangent)
+      throw std::invalid_argument("CpuEngine: tangent maps of this pair are not built");
+    if (request_.tangent) store_.allocate_tangent(n, kDim, Setup::kPartials);
     for (std::size_t k = 0; k < state_soa.size(); ++k) store_.state[k] = Real(state_soa[k]);
     const auto a = store_.arrays();
     const M model = setup_->model;
+    if constexpr (kTangent) {
+      if (request_.tangent) {
+        const auto integrator_d = setup_->integrator_d;
+        const Real h = setup_->params.h;
 #pragma omp parallel for schedule(static) num_threads(threads())
-    for (std::int64_t i = 0; i < n; ++i) kernels::initial_energy(model, a, n, i);
+        for (std::int64_t i = 0; i < n; ++i)
+          kernels::initial_energy_tangent(model, integrator_d, h, a, n, i);
+        return;
+      }
+    }
+    {
+#pragma omp parallel for schedule(static) num_threads(threads())
+      for (std::int64_t i = 0; i < n; ++i) kernels::initial_energy(model, a, n, i);
+    }
   }
 
   void launch(std::int64_t end_step) override {
@@ -91,7 +108,30 @@ class CpuEngine final : public Engine {
     const MP model_pack = model_pack_;
     const IP integrator_pack = integrator_pack_;
     // Dynamic chunks: frozen or paused trajectories cost nothing, so work per index varies.
-    if (kSimd && request_.cpu_simd) {
+    if (request_.tangent) {
+      if constexpr (kTangent) {
+        const auto integrator_d = setup_->integrator_d;
+        bool lanes = false;
+        if constexpr (kSimdTangent) {
+          if (request_.cpu_simd) {
+            lanes = true;
+            const std::int64_t blocks = (n_ + kLanes - 1) / kLanes;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
+            for (std::int64_t b = 0; b < blocks; ++b) {
+              const std::int64_t i0 = b * kLanes;
+              const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
+              kernels::advance_block<MP, M, IP, Real, kLanes, true>(
+                  model_pack, model, integrator_pack, sp, a, i0, valid, integrator_d);
+            }
+          }
+        }
+        if (!lanes) {
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads())
+          for (std::int64_t i = 0; i < n_; ++i)
+            kernels::advance_trajectory_tangent(model, integrator_d, sp, a, i);
+        }
+      }
+    } else if (kSimd && request_.cpu_simd) {
       // Every trajectory, the last partial block's too, takes the lane path.
       const std::int64_t blocks = (n_ + kLanes - 1) / kLanes;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
@@ -136,7 +176,12 @@ class CpuEngine final : public Engine {
     f.crossings = store_.crossings;
     f.recorded = store_.recorded;
     f.status = store_.status;
+    f.tangent_out.assign(store_.tangent_out.begin(), store_.tangent_out.end());
     return f;
+  }
+
+  std::vector<double> tangent_snapshot() override {
+    return std::vector<double>(store_.tangent_out.begin(), store_.tangent_out.end());
   }
 
  private:
@@ -145,7 +190,8 @@ class CpuEngine final : public Engine {
   EngineRequest request_;
   MP model_pack_;
   IP integrator_pack_;
-  std::unique_ptr<EngineSetup<M, I, Real>> setup_;
+  using Setup = EngineSetup<M, I, Real>;
+  std::unique_ptr<Setup> setup_;
   std::int64_t n_ = 0;
   EnsembleStorage<Real, std::vector> store_;
 };

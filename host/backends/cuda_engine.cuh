@@ -37,6 +37,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "host/backends/engine_common.hpp"
@@ -58,6 +59,10 @@ class CudaEngine final : public Engine {
  public:
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
   static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
+  /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
+  /// defects they measure, and the instantiations double the build time.
+  static constexpr bool kTangent =
+      kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
 
   explicit CudaEngine(const EngineRequest& r) : request_(r) {
     VIGOR_CUDA_CHECK(cudaSetDevice(device_));
@@ -101,18 +106,34 @@ class CudaEngine final : public Engine {
     const std::vector<Real> h_state(state_soa.begin(), state_soa.end());
     try {
       d_.allocate(n, kDim, kMaps, cap);
+      if (request_.tangent) d_.allocate_tangent(n, kDim, EngineSetup<M, I, Real>::kPartials);
       d_offset_.resize(cap > 0 ? un : 0);
       release(d_dense_values_);
       release(d_dense_trajectory_);
     } catch (const std::bad_alloc&) {
       const double per_traj = double(kDim + kMaps + 4) * sizeof(Real) + 3.0 * 8 + 2.0 * 4 +
-                              double(cap) * (kDim + 1) * sizeof(Real) + (cap > 0 ? 8.0 : 0.0);
+                              double(cap) * (kDim + 1) * sizeof(Real) + (cap > 0 ? 8.0 : 0.0) +
+                              (request_.tangent ? double(EngineSetup<M, I, Real>::kPartials +
+                                                         kernels::kTangentAccCount +
+                                                         kernels::kTangentOutCount + kDim) *
+                                                      sizeof(Real)
+                                                : 0.0);
       throw std::runtime_error(
           "CUDA backend: out of device memory for " + std::to_string(n) + " trajectories (about " +
           std::to_string(per_traj * double(n) / double(1 << 20)) + " MiB) on " + device_name_);
     }
     copy_to_device(d_.state, h_state.data(), h_state.size());
-    kernels::launch_initial_energy(setup_->model, arrays(), n_);
+    if (request_.tangent && !kTangent)
+      throw std::invalid_argument("CudaEngine: tangent maps of this pair are not built");
+    bool seeded = false;
+    if constexpr (kTangent) {
+      if (request_.tangent) {
+        kernels::launch_initial_tangent(setup_->model, setup_->integrator_d, setup_->params.h,
+                                        arrays(), n_);
+        seeded = true;
+      }
+    }
+    if (!seeded) kernels::launch_initial_energy(setup_->model, arrays(), n_);
     VIGOR_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -121,7 +142,16 @@ class CudaEngine final : public Engine {
     bind();
     setup_->params.end_step = end_step;
     VIGOR_CUDA_CHECK(cudaEventRecord(start_, nullptr));
-    kernels::launch_segment(setup_->model, setup_->integrator, setup_->params, arrays());
+    bool done = false;
+    if constexpr (kTangent) {
+      if (request_.tangent) {
+        kernels::launch_segment_tangent(setup_->model, setup_->integrator_d, setup_->params,
+                                        arrays());
+        done = true;
+      }
+    }
+    if (!done)
+      kernels::launch_segment(setup_->model, setup_->integrator, setup_->params, arrays());
     VIGOR_CUDA_CHECK(cudaEventRecord(stop_, nullptr));
     // Errors raised while the kernel ran (an illegal address, say) are reported here.
     VIGOR_CUDA_CHECK(cudaEventSynchronize(stop_));
@@ -179,7 +209,14 @@ class CudaEngine final : public Engine {
     f.crossings = to_host_vector(d_.crossings);
     f.recorded = to_host_vector(d_.recorded);
     f.status = to_host_vector(d_.status);
+    if (request_.tangent) f.tangent_out = to_double(d_.tangent_out);
     return f;
+  }
+
+  std::vector<double> tangent_snapshot() override {
+    require_upload("tangent_snapshot");
+    bind();
+    return request_.tangent ? to_double(d_.tangent_out) : std::vector<double>{};
   }
 
  private:

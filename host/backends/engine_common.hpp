@@ -14,13 +14,22 @@ namespace vigor::host {
 template <class M, class I, class Real>
 struct EngineSetup {
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
+  using TOps = kernels::TangentOps<M, Real>;
+  /// Partials stored per trajectory when the tangent map is on.
+  static constexpr int kPartials = TOps::kStored * TOps::K;
+  /// The integrator of the tangent-map step (kernels::tangent_integrator_t).
+  using IntegratorD = kernels::tangent_integrator_t<I, M, Real>;
   M model;
   I integrator;
+  IntegratorD integrator_d;
   kernels::SegmentParams<Real> params;
 
   EngineSetup(const EngineRequest& r, std::int64_t n, std::size_t budget)
-      : model(M::from_params(r.params.data())), integrator(I::from_options(r.options.data())) {
+      : model(M::from_params(r.params.data())),
+        integrator(I::from_options(r.options.data())),
+        integrator_d(IntegratorD::from_options(r.options.data())) {
     kernels::set_newton_iterations(integrator, r.newton_iterations);
+    kernels::set_newton_iterations(integrator_d, r.newton_iterations);
     params.n = n;
     params.h = Real(r.dt);
     params.section_kind = r.section.kind;

@@ -23,6 +23,7 @@ struct EnsembleStorage {
   Vector<Real> state, energy0, energy_error, momentum0, momentum_error, newton_residual, hits;
   Vector<std::int64_t> step, crossings, recorded;
   Vector<std::int32_t> status, hit_count;
+  Vector<Real> tangent, tangent_acc, tangent_out, state0;  ///< empty without tangent maps
 
   /// Size every array for n trajectories of `dim` components, `maps` momentum-map components and
   /// `capacity` hit slots each, and reset the per-trajectory counters (the state is left to the
@@ -43,6 +44,15 @@ struct EnsembleStorage {
     hits.resize(std::size_t(capacity) * std::size_t(dim + 1) * un);
   }
 
+  /// Size the tangent-map arrays: `partials` per trajectory (TangentOps kStored x K).
+  void allocate_tangent(std::int64_t n, int dim, int partials) {
+    const auto un = std::size_t(n);
+    tangent.resize(un * std::size_t(partials));
+    tangent_acc.assign(un * kernels::kTangentAccCount, Real(0));
+    tangent_out.assign(un * kernels::kTangentOutCount, Real(0));
+    state0.resize(un * std::size_t(dim));
+  }
+
   kernels::EnsembleArrays<Real> arrays() {
     kernels::EnsembleArrays<Real> a;
     a.state = ptr(state);
@@ -57,6 +67,12 @@ struct EnsembleStorage {
     a.recorded = ptr(recorded);
     a.hit_count = ptr(hit_count);
     a.hits = ptr(hits);
+    if (tangent.size() > 0) {
+      a.tangent = ptr(tangent);
+      a.tangent_acc = ptr(tangent_acc);
+      a.tangent_out = ptr(tangent_out);
+      a.state0 = ptr(state0);
+    }
     return a;
   }
 

@@ -11,9 +11,11 @@
 #if defined(__CUDACC__)
 #define VIGOR_HD __host__ __device__
 #define VIGOR_INLINE __forceinline__
+#define VIGOR_NOINLINE __noinline__
 #else
 #define VIGOR_HD
 #define VIGOR_INLINE inline __attribute__((always_inline))
+#define VIGOR_NOINLINE __attribute__((noinline))
 #endif
 
 // Full unrolling of the small fixed-trip loops over state components.

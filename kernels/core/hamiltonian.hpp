@@ -12,6 +12,8 @@
 /// `potential_hessian(q, H)` or from nested-dual AD.
 #pragma once
 
+#include <type_traits>
+
 #include "config.hpp"
 #include "dual.hpp"
 #include "lu.hpp"
@@ -19,6 +21,26 @@
 #include "vec.hpp"
 
 namespace vigor::kernels {
+
+/// The Real a model or integrator class template was instantiated on.
+template <class X>
+struct real_of;
+template <template <class> class Tmpl, class R>
+struct real_of<Tmpl<R>> {
+  using type = R;
+};
+template <class X>
+using real_t = typename real_of<X>::type;
+
+/// The same class template on another Real: rebind_t<HenonHeiles<double>, P> is HenonHeiles<P>.
+template <class X, class R>
+struct rebind;
+template <template <class> class Tmpl, class T, class R>
+struct rebind<Tmpl<T>, R> {
+  using type = Tmpl<R>;
+};
+template <class X, class R>
+using rebind_t = typename rebind<X, R>::type;
 
 /// Phase-space point of a canonical model plus the force at q.
 ///
@@ -134,6 +156,33 @@ VIGOR_HD VIGOR_INLINE void potential_gradient_hessian(const M& m, const Vec<Real
     m.potential_hessian(q, H);
   } else {
     potential_gradient_hessian_ad(m, q, g, H);
+  }
+}
+
+/// grad V at a dual point of the model's own Real (a tangent-map step, kernels/tangent.hpp): the
+/// value is the plain gradient (hand-written or AD, so the primal step is bit-identical to the
+/// plain step) and the partials are Hess V(q) dq — one Hessian instead of carrying all K partials
+/// through every operation of the potential, and no third derivative anywhere.
+template <class M, class R, int K>
+requires std::is_same_v<R, real_t<M>> VIGOR_HD VIGOR_INLINE void potential_gradient(
+    const M& m, const Vec<Dual<R, K>, M::dof>& q, Vec<Dual<R, K>, M::dof>& g) {
+  constexpr int n = M::dof;
+  Vec<R, n> qv, gv;
+  VIGOR_UNROLL
+  for (int i = 0; i < n; ++i) qv[i] = q[i].v;
+  potential_gradient(m, qv, gv);
+  Mat<R, n> H;
+  potential_hessian(m, qv, H);
+  VIGOR_UNROLL
+  for (int i = 0; i < n; ++i) {
+    g[i].v = gv[i];
+    VIGOR_UNROLL
+    for (int j = 0; j < K; ++j) {
+      R s = H[i][0] * q[0].d[j];
+      VIGOR_UNROLL
+      for (int k = 1; k < n; ++k) s += H[i][k] * q[k].d[j];
+      g[i].d[j] = s;
+    }
   }
 }
 

@@ -29,11 +29,46 @@ struct Mat {
   }
 };
 
+/// A B.
+template <class T, int N>
+VIGOR_HD VIGOR_INLINE Mat<T, N> matmul(const Mat<T, N>& A, const Mat<T, N>& B) {
+  Mat<T, N> C;
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) {
+    VIGOR_UNROLL
+    for (int j = 0; j < N; ++j) {
+      T s = A[i][0] * B[0][j];
+      VIGOR_UNROLL
+      for (int k = 1; k < N; ++k) s += A[i][k] * B[k][j];
+      C[i][j] = s;
+    }
+  }
+  return C;
+}
+
+/// A^T B.
+template <class T, int N>
+VIGOR_HD VIGOR_INLINE Mat<T, N> matmul_tn(const Mat<T, N>& A, const Mat<T, N>& B) {
+  Mat<T, N> C;
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) {
+    VIGOR_UNROLL
+    for (int j = 0; j < N; ++j) {
+      T s = A[0][i] * B[0][j];
+      VIGOR_UNROLL
+      for (int k = 1; k < N; ++k) s += A[k][i] * B[k][j];
+      C[i][j] = s;
+    }
+  }
+  return C;
+}
+
 /// LU factors of a matrix: L (unit lower) and U packed in `lu`, row permutation in `perm`.
 template <class T, int N>
 struct LU {
   Mat<T, N> lu;
   int perm[N];
+  T sign = T(1);  ///< parity of the row permutation (for the determinant)
 
   /// Factorise A with partial pivoting.
   VIGOR_HD VIGOR_INLINE explicit LU(const Mat<T, N>& A) : lu(A) {
@@ -61,6 +96,7 @@ struct LU {
         const int t = perm[k];
         perm[k] = perm[piv];
         perm[piv] = t;
+        sign = -sign;
       }
       const T inv = T(1) / lu.a[k][k];
       VIGOR_UNROLL
@@ -71,6 +107,14 @@ struct LU {
         for (int j = k + 1; j < N; ++j) lu.a[i][j] -= l * lu.a[k][j];
       }
     }
+  }
+
+  /// det A: the product of U's diagonal times the permutation's parity.
+  VIGOR_HD VIGOR_INLINE T determinant() const {
+    T d = sign;
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) d *= lu.a[i][i];
+    return d;
   }
 
   /// Solve A x = b.

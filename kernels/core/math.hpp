@@ -65,6 +65,8 @@ VIGOR_HD VIGOR_INLINE double abs(double x) { return ::fabs(x); }
 VIGOR_HD VIGOR_INLINE float abs(float x) { return ::fabsf(x); }
 VIGOR_HD VIGOR_INLINE double pow(double x, double y) { return ::pow(x, y); }
 VIGOR_HD VIGOR_INLINE float pow(float x, float y) { return ::powf(x, y); }
+VIGOR_HD VIGOR_INLINE double ldexp(double x, int e) { return ::ldexp(x, e); }
+VIGOR_HD VIGOR_INLINE float ldexp(float x, int e) { return ::ldexpf(x, e); }
 VIGOR_HD VIGOR_INLINE double atan2(double y, double x) { return ::atan2(y, x); }
 VIGOR_HD VIGOR_INLINE float atan2(float y, float x) { return ::atan2f(y, x); }
 

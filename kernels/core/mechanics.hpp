@@ -34,16 +34,6 @@
 
 namespace vigor::kernels {
 
-/// The Real a model or integrator class template was instantiated on.
-template <class X>
-struct real_of;
-template <template <class> class Tmpl, class R>
-struct real_of<Tmpl<R>> {
-  using type = R;
-};
-template <class X>
-using real_t = typename real_of<X>::type;
-
 template <class M>
 concept SeparableModel = requires(const M& m) {
   m.inv_mass(0);

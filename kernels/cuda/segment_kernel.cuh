@@ -46,6 +46,22 @@ __global__ void __launch_bounds__(kSegmentBlock)
   if (i < sp.n) advance_trajectory(m, integ, sp, a, i);
 }
 
+/// The same with the tangent map (kernels::advance_trajectory_tangent); ID is I on duals.
+template <class M, class ID, class Real>
+__global__ void __launch_bounds__(kSegmentBlock)
+    segment_tangent_kernel(M m, ID integ, SegmentParams<Real> sp, EnsembleArrays<Real> a) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < sp.n) advance_trajectory_tangent(m, integ, sp, a, i);
+}
+
+/// Initial energies plus the tangent maps' seeds (kernels::initial_energy_tangent).
+template <class M, class ID, class Real>
+__global__ void __launch_bounds__(kSegmentBlock)
+    initial_tangent_kernel(M m, ID integ, Real h, EnsembleArrays<Real> a, std::int64_t n) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) initial_energy_tangent(m, integ, h, a, n, i);
+}
+
 /// energy0[i] = H(state_i), energy_error[i] = 0 (before the first segment).
 template <class M, class Real>
 __global__ void __launch_bounds__(kHelperBlock)
@@ -99,6 +115,26 @@ void launch_segment(const M& m, const I& integ, const SegmentParams<Real>& sp,
   if (sp.n == 0) return;
   segment_kernel<M, I, Real>
       <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, sp, a);
+  VIGOR_CUDA_CHECK_LAUNCH();
+}
+
+/// Launch the tangent-map segment kernel on `stream`.
+template <class M, class ID, class Real>
+void launch_segment_tangent(const M& m, const ID& integ, const SegmentParams<Real>& sp,
+                            const EnsembleArrays<Real>& a, cudaStream_t stream = nullptr) {
+  if (sp.n == 0) return;
+  segment_tangent_kernel<M, ID, Real>
+      <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, sp, a);
+  VIGOR_CUDA_CHECK_LAUNCH();
+}
+
+/// Launch the tangent-map initial kernel on `stream`.
+template <class M, class ID, class Real>
+void launch_initial_tangent(const M& m, const ID& integ, Real h, const EnsembleArrays<Real>& a,
+                            std::int64_t n, cudaStream_t stream = nullptr) {
+  if (n == 0) return;
+  initial_tangent_kernel<M, ID, Real>
+      <<<grid_blocks(n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, h, a, n);
   VIGOR_CUDA_CHECK_LAUNCH();
 }
 

@@ -79,6 +79,15 @@ struct Midpoint {
     return PhaseModel<M>;
   }
 
+  /// The general path's Newton Jacobian is a second derivative of L by nested duals; its tangent
+  /// map nests once more (2 dof + 1 components per level). Compiled up to 2 dof (the double and
+  /// driven pendulums); beyond that the separable fast path only. kernels/tangent.hpp still
+  /// differentiates any pair (tests/test_tangent.cpp does the double spherical pendulum).
+  template <class M>
+  static constexpr bool tangent_affordable() {
+    return PlainSeparableModel<M> || M::dof <= 2;
+  }
+
   /// One step from time t; returns the final Newton residual (see the file comment for units).
   template <class M>
   VIGOR_HD VIGOR_INLINE Real step(const M& m, Phase<Real, M::dof>& s, Real h, Real t) const {

@@ -81,6 +81,24 @@ struct Newmark {
 
   Real gamma;  ///< velocity-update weight of the new force
   Real beta;   ///< position-update weight of the new force
+
+  /// The chart in which the step is symplectic for the canonical form (SCIENCE.md §1): (x, p)
+  /// with x = q + beta h^2 M^{-1} grad V(q). C is its Jacobian at s; the tangent diagnostics
+  /// (kernels/tangent.hpp) measure the defect of the form C^T J C this step preserves.
+  template <class M, class R>
+  VIGOR_HD VIGOR_INLINE void symplectic_chart(const M& m, const Phase<R, M::dof>& s, R h,
+                                              Mat<R, 2 * M::dof>& C) const {
+    constexpr int n = M::dof;
+    C = Mat<R, 2 * n>::identity();
+    const R bh2 = R(value_of(beta)) * h * h;
+    Mat<R, n> H;
+    potential_hessian(m, s.q, H);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      VIGOR_UNROLL
+      for (int j = 0; j < n; ++j) C[i][j] += bh2 * m.inv_mass(i) * H[i][j];
+    }
+  }
   int newton_iterations = kNewtonIterations;
 
   static Newmark from_options(const double* v) { return {Real(v[0]), Real(v[1])}; }

@@ -51,6 +51,21 @@ inline constexpr bool integrator_lane_safe = [] {
     return true;
 }();
 
+/// Whether the engines compile the pair's tangent map (kernels/tangent.hpp). An integrator may
+/// declare `template <class M> static constexpr bool tangent_affordable()`: the dual-number
+/// Jacobian of a step that itself differentiates a Lagrangian twice by nested duals multiplies
+/// the number type's size by 2 dof + 1 once more, and for large dof the instantiation alone takes
+/// minutes and the registers spill. Such pairs are refused by the job parser, by name.
+template <class I, class M>
+inline constexpr bool integrator_tangent_affordable = [] {
+  if constexpr (requires {
+                  { I::template tangent_affordable<M>() } -> std::convertible_to<bool>;
+                })
+    return bool(I::template tangent_affordable<M>());
+  else
+    return true;
+}();
+
 /// Default Newton iteration count of an implicit integrator (its kNewtonIterations), 0 for explicit
 /// ones. Implicit integrators hold the count in a member `newton_iterations` set by the host.
 template <class I>

@@ -31,8 +31,10 @@ struct StormerVerlet {
 
   static StormerVerlet from_options(const double*) { return {}; }
 
-  template <class M>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
+  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
+  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
+  template <class M, class S>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
     const Real hh = Real(0.5) * h;
     VIGOR_UNROLL
     for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];

@@ -43,8 +43,10 @@ struct Yoshida4 {
 
   static Yoshida4 from_options(const double*) { return {}; }
 
-  template <class M>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
+  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
+  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
+  template <class M, class S>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
     const StormerVerlet<Real> verlet{};
     const Real h1 = Real(kC1) * h;
     verlet.step(m, s, h1);

@@ -42,8 +42,10 @@ struct Yoshida6 {
 
   static Yoshida6 from_options(const double*) { return {}; }
 
-  template <class M>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
+  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
+  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
+  template <class M, class S>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
     const StormerVerlet<Real> verlet{};
     const Real h1 = Real(kW1) * h;
     const Real h2 = Real(kW2) * h;

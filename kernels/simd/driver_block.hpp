@@ -17,9 +17,19 @@
 /// kernels::locate_crossing on the lane's extracted state.
 /// A block may be partial (the ensemble's last n mod W trajectories): missing lanes start
 /// inactive, so every trajectory takes the same code path wherever it sits in the ensemble.
+///
+/// With kTangent the block also carries the tangent map (kernels/tangent.hpp): the integrator
+/// `ip` runs on Dual<Pack<T, W>, K>, the primal Phase is read off it after every step (so all the
+/// logic above is unchanged), the chaos accumulators advance lane-wise (renormalisation is a
+/// per-lane factor of 1 or an exact power of two: no branch), and a lane that retires writes its
+/// partials and diagnostics through the scalar code (`ids`: the integrator on Dual<T, K>, for the
+/// form it preserves). Partials are bit-identical to the scalar tangent driver's; the indicators
+/// agree to the ulps of libmvec's log.
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "kernels/driver.hpp"
 #include "kernels/simd/pack.hpp"
@@ -87,11 +97,67 @@ inline void store_lanes(const Pack<T, W>& x, T* p, int valid) {
   for (int l = 0; l < valid; ++l) p[l] = x[l];
 }
 
+/// The chaos accumulators of W lanes (TangentAccumulators, lane-wise).
+template <class T, int W>
+struct BlockAccumulators {
+  using P = Pack<T, W>;
+  P scale_exp, ell0, ell_prev, megno_sum, megno_mean;
+
+  void load(const T* acc, std::int64_t n, std::int64_t i0, int valid) {
+    scale_exp = load_lanes<T, W>(acc + kAccScaleExp * n + i0, valid);
+    ell0 = load_lanes<T, W>(acc + kAccEll0 * n + i0, valid);
+    ell_prev = load_lanes<T, W>(acc + kAccEllPrev * n + i0, valid);
+    megno_sum = load_lanes<T, W>(acc + kAccMegnoSum * n + i0, valid);
+    megno_mean = load_lanes<T, W>(acc + kAccMegnoMean * n + i0, valid);
+  }
+  TangentAccumulators<T> lane(int l) const {
+    return {scale_exp[l], ell0[l], ell_prev[l], megno_sum[l], megno_mean[l]};
+  }
+
+  /// TangentAccumulators::after_step on every lane; kk: each lane's step number, inv = 1 / kk.
+  template <class TOps>
+  void after_step(typename TOps::StateD& sd, const P& kk, const P& inv) {
+    constexpr int E = kRescaleExp<T>;
+    P nrm2 = deviation_norm2<TOps, P>(sd, 1);
+    const auto hi = nrm2 > P(ldexp(T(1), 2 * E));
+    const auto lo = nrm2 < P(ldexp(T(1), -2 * E));
+    if ((hi | lo).any()) {  // rare: a factor per lane, 1 where nothing is rescaled
+      const P one(T(1));
+      TOps::scale(sd, select(hi, P(ldexp(T(1), -E)), select(lo, P(ldexp(T(1), E)), one)));
+      scale_exp += select(hi, P(T(E)), select(lo, P(T(-E)), P(T(0))));
+      nrm2 *= select(hi, P(ldexp(T(1), -2 * E)), select(lo, P(ldexp(T(1), 2 * E)), one));
+    }
+    const P ell = T(0.5) * log(nrm2) + scale_exp * T(0.6931471805599453);
+    megno_sum += kk * (ell - ell_prev);
+    megno_mean += T(2) * megno_sum * inv;
+    ell_prev = ell;
+  }
+};
+
+/// Lane l of a dual block state, as the scalar tangent driver holds it.
+template <class T, int W, int K, int N>
+inline Phase<Dual<T, K>, N> extract_dual_lane(const Phase<Dual<Pack<T, W>, K>, N>& s, int l) {
+  Phase<Dual<T, K>, N> r;
+  for (int c = 0; c < N; ++c) {
+    r.q[c].v = s.q[c].v[l];
+    r.p[c].v = s.p[c].v[l];
+    r.f[c].v = s.f[c].v[l];
+    for (int j = 0; j < K; ++j) {
+      r.q[c].d[j] = s.q[c].d[j][l];
+      r.p[c].d[j] = s.p[c].d[j][l];
+      r.f[c].d[j] = s.f[c].d[j][l];
+    }
+  }
+  return r;
+}
+
 /// Advance trajectories i0 .. i0+valid-1 (valid <= W) to sp.end_step, or until each stops or
-/// pauses. MP/IP: model and integrator on Pack<T, W>; MS: the same model on T (for crossings).
-template <class MP, class MS, class IP, class T, int W>
+/// pauses. MP/IP: model and integrator on Pack<T, W> (IP on Dual<Pack<T, W>, K> with kTangent);
+/// MS: the same model on T (for crossings); IDS: the integrator on Dual<T, K> (kTangent only).
+template <class MP, class MS, class IP, class T, int W, bool kTangent = false, class IDS = int>
 inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const SegmentParams<T>& sp,
-                          const EnsembleArrays<T>& a, std::int64_t i0, int valid) {
+                          const EnsembleArrays<T>& a, std::int64_t i0, int valid,
+                          const IDS& ids = IDS{}) {
   using P = Pack<T, W>;
   using Msk = Mask<T, W>;
   constexpr int d = MP::dof;
@@ -127,15 +193,42 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     return;
   }
 
+  using TOpsP = TangentOps<MP, P>;
+  using TOpsS = TangentOps<MS, T>;
+  constexpr int K = TOpsP::K;
+  // Without tangent maps the dual state is a dummy the compiler drops.
+  using StateDP = std::conditional_t<kTangent, typename TOpsP::StateD, Phase<P, d>>;
   Phase<P, d> s;
-  for (int c = 0; c < d; ++c) {
-    s.q[c] = load_lanes<T, W>(a.state + c * n + i0, valid);
-    s.p[c] = load_lanes<T, W>(a.state + (d + c) * n + i0, valid);
-  }
-  if constexpr (SeparableModel<MP>) {
-    refresh_force(mp, s);
+  [[maybe_unused]] StateDP sd{};
+  [[maybe_unused]] BlockAccumulators<T, W> acc{};
+  [[maybe_unused]] P kk(T(1));
+  [[maybe_unused]] bool uniform_k = true;
+  if constexpr (kTangent) {
+    for (int c = 0; c < d; ++c) {
+      sd.q[c] = typename TOpsP::D(load_lanes<T, W>(a.state + c * n + i0, valid));
+      sd.p[c] = typename TOpsP::D(load_lanes<T, W>(a.state + (d + c) * n + i0, valid));
+      for (int j = 0; j < K; ++j) {
+        sd.q[c].d[j] = load_lanes<T, W>(a.tangent + (c * K + j) * n + i0, valid);
+        sd.p[c].d[j] = load_lanes<T, W>(a.tangent + ((d + c) * K + j) * n + i0, valid);
+      }
+    }
+    refresh_force(mp, sd);
+    s = TOpsP::primal(sd);
+    acc.load(a.tangent_acc, n, i0, valid);
+    for (int l = 0; l < valid; ++l) {
+      kk.set(l, T(k0[l]));
+      uniform_k = uniform_k && k0[l] == k0[0];
+    }
   } else {
-    s.f = Vec<P, d>::filled(P(T(0)));
+    for (int c = 0; c < d; ++c) {
+      s.q[c] = load_lanes<T, W>(a.state + c * n + i0, valid);
+      s.p[c] = load_lanes<T, W>(a.state + (d + c) * n + i0, valid);
+    }
+    if constexpr (SeparableModel<MP>) {
+      refresh_force(mp, s);
+    } else {
+      s.f = Vec<P, d>::filled(P(T(0)));
+    }
   }
   const P e0 = load_lanes<T, W>(a.energy0 + i0, valid);
   P emax = load_lanes<T, W>(a.energy_error + i0, valid);
@@ -167,6 +260,24 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     a.energy_error[i] = emax[l];
     a.momentum_error[i] = jmax[l];
     a.newton_residual[i] = rmax[l];
+    if constexpr (kTangent) {
+      // Partials, accumulators and diagnostics through the scalar code; a lane frozen on a
+      // non-finite step has no meaningful tangent map: its diagnostics are NaN.
+      const auto sdl = extract_dual_lane<T, W, K, d>(sd, l);
+      const auto xs = TOpsS::OpsD::as_vector(sdl);
+      for (int c = 0; c < TOpsS::kStored; ++c)
+        for (int j = 0; j < K; ++j) a.tangent[(c * K + j) * n + i] = xs[c].d[j];
+      const TangentAccumulators<T> al = acc.lane(l);
+      al.store(a.tangent_acc, n, i);
+      if (status[l] == kStatusNonFinite) {
+        for (int c = 0; c < kTangentOutCount; ++c)
+          a.tangent_out[c * n + i] = std::numeric_limits<T>::quiet_NaN();
+      } else {
+        typename TOpsS::State x0;
+        TOpsS::Ops::load(ms, a.state0 + i, n, x0);
+        tangent_diagnostics<TOpsS>(ids, ms, x0, sdl, al, k0[l] + steps, h, a.tangent_out, n, i);
+      }
+    }
     active.set(l, false);
   };
   // Iterations every active lane can still take: until then no lane reaches end_step.
@@ -195,7 +306,13 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     if constexpr (ForcedModel<MP>) {
       for (int l = 0; l < W; ++l) t0.set(l, T(k0[l < valid ? l : 0] + it) * h);
     }
-    const P residual = take_step(ip, mp, s, P(h), t0);
+    P residual;
+    if constexpr (kTangent) {
+      residual = take_tangent_step<TOpsP>(ip, mp, sd, P(h), t0);
+      s = TOpsP::primal(sd);
+    } else {
+      residual = take_step(ip, mp, s, P(h), t0);
+    }
     const P de = abs(OpsP::energy(mp, s) - e0);
     Msk finite = finite_lanes(de);
     if constexpr (kSolves) finite = finite & finite_lanes(residual);
@@ -207,6 +324,13 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
           retire(restore_phase<T, W, d>(saved), l, it);  // frozen at the last finite state
         }
       if (!active.any()) break;
+    }
+    if constexpr (kTangent) {
+      kk += P(T(1));
+      // 1/k once per step when the lanes share their step count (the usual case), else per lane:
+      // the same correctly rounded reciprocal either way.
+      const P inv = uniform_k ? P(T(1) / T(k0[0] + it + 1)) : P(T(1)) / kk;
+      acc.template after_step<TOpsP>(sd, kk, inv);
     }
     emax = max_of(emax, de);  // stopped lanes' values are never read again
     if constexpr (kSolves) rmax = max_of(rmax, residual);
