@@ -79,7 +79,8 @@ void TangentSeries::write_csv(const std::filesystem::path& file) const {
     for (const Stats& s : rows_[r]) std::fprintf(f, ",%.17g,%.17g,%.17g", s.max, s.median, s.p99);
     std::fprintf(f, "\n");
   }
-  if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + file.string() + " (disk full?)");
+  if (std::fclose(f) != 0)
+    throw std::runtime_error("cannot write " + file.string() + " (disk full?)");
 }
 
 }  // namespace vigor::host

@@ -17,9 +17,9 @@
 namespace vigor::host {
 
 /// final.csv / summary names of the kernels::TangentOut slots, in slot order.
-inline constexpr std::array<const char*, 7> kTangentColumns{
-    {"symplectic_defect", "symplectic_defect_rel", "det_error", "lyapunov", "megno", "sali",
-     "gali2"}};
+inline constexpr std::array<const char*, 7> kTangentColumns{{"symplectic_defect",
+                                                             "symplectic_defect_rel", "det_error",
+                                                             "lyapunov", "megno", "sali", "gali2"}};
 
 /// Max, median and 99th percentile of |x| (det_error, lyapunov: of x itself for the median and
 /// percentile of signed quantities is less useful than of magnitudes) over the finite entries.

@@ -132,12 +132,12 @@ VIGOR_HD VIGOR_INLINE void initial_energy(const M& m, const EnsembleArrays<Real>
 /// is the job's integrator on TangentOps<M, Real>::D (its symplectic chart, if any, enters the
 /// form).
 template <class M, class IntegratorD, class Real>
-VIGOR_HD VIGOR_INLINE void initial_energy_tangent(const M& m, const IntegratorD& integrator,
-                                                  Real h, const EnsembleArrays<Real>& a,
-                                                  std::int64_t n, std::int64_t i) {
+VIGOR_HD VIGOR_INLINE void initial_energy_tangent(const M& m, const IntegratorD& integrator, Real h,
+                                                  const EnsembleArrays<Real>& a, std::int64_t n,
+                                                  std::int64_t i) {
   initial_energy(m, a, n, i);
-  initial_tangent(integrator, m, h, a.state, a.state0, a.tangent, a.tangent_acc, a.tangent_out,
-                  n, i);
+  initial_tangent(integrator, m, h, a.state, a.state0, a.tangent, a.tangent_acc, a.tangent_out, n,
+                  i);
 }
 
 /// The driver body. kTangent: Integrator runs on TangentOps<M, Real>::D and the state carries

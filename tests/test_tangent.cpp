@@ -41,10 +41,25 @@ struct Run1 {
   EnsembleArrays<double> a;
 
   Run1(const std::vector<double>& x, double dt, int newton = 0, std::vector<double> options = {})
-      : model(make_model()), integ(make_integrator<I>(options, newton)),
-        integ_d(make_integrator<ID>(options, newton)), h(dt), state(x), state0(x.size()),
-        partials(TOps::kStored * TOps::K), acc(kTangentAccCount), out(kTangentOutCount), e0(1),
-        ee(1), j0(8), je(1), nr(1), step(1), crossings(1), recorded(1), status(1), hit_count(1) {
+      : model(make_model()),
+        integ(make_integrator<I>(options, newton)),
+        integ_d(make_integrator<ID>(options, newton)),
+        h(dt),
+        state(x),
+        state0(x.size()),
+        partials(TOps::kStored * TOps::K),
+        acc(kTangentAccCount),
+        out(kTangentOutCount),
+        e0(1),
+        ee(1),
+        j0(8),
+        je(1),
+        nr(1),
+        step(1),
+        crossings(1),
+        recorded(1),
+        status(1),
+        hit_count(1) {
     a.state = state.data();
     a.energy0 = e0.data();
     a.energy_error = ee.data();
@@ -303,9 +318,9 @@ TEST(TangentMap, SO3PartialsMatchDifferencesAlongLeftTranslations) {
     rp.plain(20);
     rm.plain(20);
     for (int c = 0; c < TOps::kStored; ++c)
-      worst = std::max(worst, std::abs((rp.state[std::size_t(c)] - rm.state[std::size_t(c)]) /
-                                           (2 * eps) -
-                                       dual.partial(c, j)));
+      worst = std::max(worst,
+                       std::abs((rp.state[std::size_t(c)] - rm.state[std::size_t(c)]) / (2 * eps) -
+                                dual.partial(c, j)));
   }
   EXPECT_LT(worst, 1e-7);
 }
@@ -324,7 +339,8 @@ TEST(TangentMap, SegmentsResumeExactly) {
   Run1<HH, StormerVerlet<double>> many(henon_heiles_at(1.0 / 6, -0.1, 0.1), 0.01);
   one.tangent(20000);
   for (int k = 1; k <= 20; ++k) many.tangent(1000 * k);
-  for (std::size_t c = 0; c < one.partials.size(); ++c) EXPECT_EQ(one.partials[c], many.partials[c]);
+  for (std::size_t c = 0; c < one.partials.size(); ++c)
+    EXPECT_EQ(one.partials[c], many.partials[c]);
   for (int s = 0; s < kTangentOutCount; ++s) {
     const double x = one.out[std::size_t(s)], y = many.out[std::size_t(s)];
     EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y))) << s << ": " << x << " vs " << y;

@@ -38,8 +38,7 @@ class CpuEngine final : public Engine {
   static constexpr bool kSimd = kernels::SeparableModel<M> && kernels::integrator_lane_safe<I>;
   /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
   /// defects they measure, and the instantiations double the build time.
-  static constexpr bool kTangent =
-      kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
+  static constexpr bool kTangent = kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
   /// Tangent maps in lanes too when the plain step takes a dual state (the explicit splitting
   /// schemes: kernels::tangent_integrator_t); implicit steps on duals of packs stay scalar.
   static constexpr bool kSimdTangent =
