@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/array_file.hpp"
 #include "host/job.hpp"
 #include "host/json_read.hpp"
 #include "host/registry.hpp"
@@ -116,6 +117,65 @@ Ensemble from_states(const Json& spec, const std::string& path, const ModelInfo&
         state_row(spec[std::size_t(i)], at(path, std::size_t(i)), model);
     for (int c = 0; c < model.dim; ++c) e.state[std::size_t(c) * e.count + i] = row[c];
   }
+  return e;
+}
+
+/// States read from a .npy or .csv file (host/array_file.hpp), one row per trajectory. A CSV
+/// header picks the state columns by name, in any order, other columns ignored (a previous run's
+/// final.csv continues it); without a header, the row must be exactly the state. Relative paths
+/// are relative to the working directory, like output.dir.
+Ensemble from_file(const Json& spec, const std::string& path, const ModelInfo& model) {
+  object(spec, path);
+  check_keys(spec, path, {"path"}, "key");
+  const std::string file_path = join(path, "path");
+  const Json& fj = require(spec, path, "path", "a .npy or .csv file of initial states");
+  if (!fj.is_string() || fj.get<std::string>().empty())
+    fail(file_path, "expected the name of a .npy or .csv file, got " + show(fj));
+  const std::string file = fj.get<std::string>();
+  ArrayFile t;
+  try {
+    t = read_array_file(file);
+  } catch (const ArrayFileError& err) {
+    fail(file_path, err.what());
+  }
+  std::vector<int> column(model.dim);
+  if (!t.names.empty()) {
+    for (int c = 0; c < model.dim; ++c) {
+      const auto it = std::find(t.names.begin(), t.names.end(), model.state_names[c]);
+      if (it == t.names.end())
+        fail(file_path, "'" + file + "' has no column '" + model.state_names[c] +
+                            "' (the header holds " + list(t.names) + "; the states need " +
+                            state_list(model) + ")");
+      column[c] = int(it - t.names.begin());
+    }
+  } else {
+    if (t.cols != model.dim)
+      fail(file_path, "'" + file + "' has " + std::to_string(t.cols) + " columns, expected " +
+                          std::to_string(model.dim) + " (" + state_list(model) +
+                          ") or a header row naming them");
+    for (int c = 0; c < model.dim; ++c) column[c] = c;
+  }
+  if (t.rows == 0) fail(file_path, "'" + file + "' holds no states");
+  check_total(double(t.rows), file_path);
+  Ensemble e;
+  e.count = t.rows;
+  e.state = allocate_states(e.count, model.dim, path);
+  for (std::int64_t i = 0; i < e.count; ++i)
+    for (int c = 0; c < model.dim; ++c) {
+      const std::size_t k = std::size_t(i) * std::size_t(t.cols) + std::size_t(column[c]);
+      const double v = t.data[k];
+      if (!std::isfinite(v)) {
+        const auto txt = t.text.find(k);
+        fail(file_path, "'" + file + "' row " + std::to_string(i) +
+                            (t.line.empty() ? std::string()
+                                            : " (line " + std::to_string(t.line[std::size_t(i)]) +
+                                                  ")") +
+                            ", " + model.state_names[c] +
+                            (txt != t.text.end() ? ": not a number: '" + txt->second + "'"
+                                                 : ": must be finite, got " + format_number(v)));
+      }
+      e.state[std::size_t(c) * e.count + i] = v;
+    }
   return e;
 }
 
@@ -695,8 +755,9 @@ Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& mode
                        const std::vector<double>& params, const SectionConfig& section,
                        bool has_section) {
   const std::string path = "ensemble";
-  const std::vector<std::string> kinds{"states",       "box",  "random_box",
-                                       "section_grid", "loop", "parallelepiped"};
+  const std::vector<std::string> kinds{"states", "file",         "box",
+                                       "random_box", "section_grid", "loop",
+                                       "parallelepiped"};
   object(spec, path);
   check_keys(spec, path, kinds, "key");
   if (spec.size() != 1) {
@@ -711,6 +772,8 @@ Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& mode
   Ensemble e;
   if (kind == "states") {
     e = from_states(body, body_path, model);
+  } else if (kind == "file") {
+    e = from_file(body, body_path, model);
   } else if (kind == "box") {
     e = from_box(body, body_path, model);
   } else if (kind == "random_box") {

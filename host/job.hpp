@@ -40,7 +40,7 @@ struct InvariantSampling {
 
 /// The initial conditions, generated on the host (identical for every backend and thread count).
 struct Ensemble {
-  std::string kind;            ///< states | box | random_box | section_grid | loop | parallelepiped
+  std::string kind;  ///< states | file | box | random_box | section_grid | loop | parallelepiped
   std::int64_t count = 0;      ///< trajectories
   std::int64_t skipped = 0;    ///< section_grid points outside the energetically allowed region
   std::vector<double> state;   ///< SoA: state[c * count + i]

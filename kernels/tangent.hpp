@@ -118,6 +118,11 @@ struct TangentOps {
     return s;
   }
 
+  /// Stored component c (as_vector's order), in place.
+  VIGOR_HD VIGOR_INLINE static const D& stored(const StateD& sd, int c) {
+    return c < n ? sd.q[c] : sd.p[c - n];
+  }
+
   /// Multiply every partial by c (an exact power of two).
   VIGOR_HD VIGOR_INLINE static void scale(StateD& sd, Real c) {
     VIGOR_UNROLL
@@ -309,16 +314,17 @@ VIGOR_HD VIGOR_INLINE void store_tangent(const typename TOps::StateD& sd, Real* 
   }
 }
 
-/// |M w_a|^2 in the stored (ambient) components.
+/// |M w_a|^2 in the stored (ambient) components. Reads the components in place (TOps::stored):
+/// it runs every step, and a copy of the dual state (as_vector) compiled to a memcpy call.
 template <class TOps, class Real>
 VIGOR_HD VIGOR_INLINE Real deviation_norm2(const typename TOps::StateD& sd, int a) {
-  const auto x = TOps::OpsD::as_vector(sd);
   Real s = Real(0);
   VIGOR_UNROLL
   for (int c = 0; c < TOps::kStored; ++c) {
-    Real dc = x[c].d[0] * Real(deviation_direction(a, 0));
+    const auto& x = TOps::stored(sd, c);
+    Real dc = x.d[0] * Real(deviation_direction(a, 0));
     VIGOR_UNROLL
-    for (int j = 1; j < TOps::K; ++j) dc += x[c].d[j] * Real(deviation_direction(a, j));
+    for (int j = 1; j < TOps::K; ++j) dc += x.d[j] * Real(deviation_direction(a, j));
     s += dc * dc;
   }
   return s;

@@ -240,6 +240,11 @@ struct TangentOps<models::RigidBodySO3<R>, Real> {
     return s;
   }
 
+  /// Stored component c (as_vector's order: R row-major, then Pi), in place.
+  VIGOR_HD VIGOR_INLINE static const D& stored(const StateD& sd, int c) {
+    return c < 9 ? sd.R[c / 3][c % 3] : sd.Pi[c - 9];
+  }
+
   VIGOR_HD VIGOR_INLINE static void scale(StateD& sd, Real c) {
     VIGOR_UNROLL
     for (int j = 0; j < K; ++j) {

@@ -806,5 +806,126 @@ TEST(JobErrors, SectionGrid) {
   expect_error(p, "ensemble.section_grid", "has no two coordinates");
 }
 
+// --- Ensembles from files (.npy, .csv) ---------------------------------------------------------
+
+/// A file in the temporary directory, removed with the object.
+struct TempFile {
+  std::filesystem::path path;
+  TempFile(const std::string& name, const std::string& bytes)
+      : path(std::filesystem::temp_directory_path() /
+             ("vigor-test-job-" + std::to_string(::getpid()) + "-" + name)) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+/// The bytes of a version-1.0 .npy file of `rows` x `cols` values (row-major in `v`), stored as
+/// descr ('<f8' or '<f4'), in C or Fortran order — what numpy.save writes.
+std::string npy_bytes(const std::vector<double>& v, int rows, int cols, const std::string& descr,
+                      bool fortran = false, std::string shape = "") {
+  if (shape.empty()) shape = "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " +
+                       (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = std::string("\x93NUMPY", 6) + '\x01' + '\x00';
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  out += header;
+  for (int k = 0; k < rows * cols; ++k) {
+    const int r = fortran ? k % rows : k / cols, c = fortran ? k / rows : k % cols;
+    const double x = v[std::size_t(r * cols + c)];
+    if (descr == "<f4") {
+      const float f = float(x);
+      out.append(reinterpret_cast<const char*>(&f), 4);
+    } else {
+      out.append(reinterpret_cast<const char*>(&x), 8);
+    }
+  }
+  return out;
+}
+
+Json file_job(const std::string& file) {
+  Json j = base_job();
+  j["ensemble"] = {{"file", {{"path", file}}}};
+  return j;
+}
+
+TEST(EnsembleFile, NpyInEveryLayoutGivesTheStatesExactly) {
+  const std::vector<double> rows{0.0, 0.1, 0.35, 0.0, 0.0, -0.2, 0.4, 0.05, 0.0, 0.3, 0.25, -0.1};
+  for (const bool fortran : {false, true}) {
+    SCOPED_TRACE(fortran ? "Fortran order" : "C order");
+    const TempFile f("a.npy", npy_bytes(rows, 3, 4, "<f8", fortran));
+    const Job job = parse_job(file_job(f.path.string()).dump());
+    ASSERT_EQ(job.ensemble.count, 3);
+    EXPECT_EQ(job.ensemble.kind, "file");
+    for (int i = 0; i < 3; ++i)
+      for (int c = 0; c < 4; ++c) EXPECT_EQ(at(job.ensemble, c, i), rows[std::size_t(4 * i + c)]);
+  }
+  // float32 data are widened exactly.
+  const TempFile f("b.npy", npy_bytes(rows, 3, 4, "<f4"));
+  const Job job = parse_job(file_job(f.path.string()).dump());
+  EXPECT_EQ(at(job.ensemble, 2, 1), double(0.4f));
+}
+
+TEST(EnsembleFile, CsvColumnsAreFoundByNameSoAFinalCsvContinuesARun) {
+  // A header picks the state columns in any order and ignores the others (final.csv's layout).
+  const TempFile f("final.csv",
+                   "trajectory,t,q0,q1,p0,p1,energy_error_max,crossings,status\n"
+                   "0,10,0.01,0.1,0.35,-0.02,1e-9,1,ok\n"
+                   "\n# a comment line\n"
+                   "1,10,-0.03,0.2,0.3,0.04,2e-9,0,ok\n");
+  const Job job = parse_job(file_job(f.path.string()).dump());
+  ASSERT_EQ(job.ensemble.count, 2);
+  EXPECT_EQ(at(job.ensemble, 0, 1), -0.03);
+  EXPECT_EQ(at(job.ensemble, 3, 0), -0.02);
+  // Without a header the row is the state.
+  const TempFile g("plain.csv", "0, 0.1, 0.35, 0\n0,-0.1,0.3,0.01\r\n");
+  const Job plain = parse_job(file_job(g.path.string()).dump());
+  ASSERT_EQ(plain.ensemble.count, 2);
+  EXPECT_EQ(at(plain.ensemble, 3, 1), 0.01);
+}
+
+TEST(EnsembleFile, BadFilesNameTheKeyTheFileAndWhatIsWrong) {
+  const std::string key = "ensemble.file.path";
+  expect_error(file_job("/nonexistent/dir/states.npy"), key, "cannot open");
+  expect_error(file_job(""), key, "expected the name of a .npy or .csv file");
+  {
+    Json j = base_job();
+    j["ensemble"] = {{"file", {{"path", "x.npy"}, {"format", "npy"}}}};
+    expect_error(j, "ensemble.file.format", "unknown key");
+  }
+  const std::vector<double> one{0.0, 0.1, 0.35, 0.0};
+  const TempFile txt("states.txt", "0,0.1,0.35,0\n");
+  expect_error(file_job(txt.path.string()), key, "expected a .npy or .csv file");
+  const TempFile ints("ints.npy", npy_bytes(one, 1, 4, "<i8"));
+  expect_error(file_job(ints.path.string()), key, "'<i8'");
+  const TempFile flat("flat.npy", npy_bytes(one, 1, 4, "<f8", false, "(4,)"));
+  expect_error(file_job(flat.path.string()), key, "expected a 2-D array");
+  std::string cut = npy_bytes(one, 1, 4, "<f8");
+  cut.resize(cut.size() - 3);
+  const TempFile trunc("cut.npy", cut);
+  expect_error(file_job(trunc.path.string()), key, "the file holds 29");
+  const TempFile garbage("garbage.npy", "not numpy at all");
+  expect_error(file_job(garbage.path.string()), key, "not a NumPy .npy file");
+  const TempFile three("three.npy", npy_bytes({0.0, 0.1, 0.35}, 1, 3, "<f8"));
+  expect_error(file_job(three.path.string()), key, "has 3 columns, expected 4 (q0, q1, p0, p1)");
+  const TempFile nan("nan.npy", npy_bytes({0.0, 0.1, 0.35, 0.0, 0.0, std::nan(""), 0.3, 0.0}, 2, 4,
+                                          "<f8"));
+  expect_error(file_job(nan.path.string()), key, "row 1, q1: must be finite, got nan");
+  const TempFile nocol("nocol.csv", "q0,q1,p0\n0,0.1,0.35\n");
+  expect_error(file_job(nocol.path.string()), key, "has no column 'p1'");
+  const TempFile ragged("ragged.csv", "0,0.1,0.35,0\n0,0.1\n");
+  expect_error(file_job(ragged.path.string()), key, "line 2 has 2 fields, expected 4");
+  const TempFile word("word.csv", "q0,q1,p0,p1\n0,0.1,abc,0\n");
+  expect_error(file_job(word.path.string()), key, "row 0 (line 2), p0: not a number: 'abc'");
+  const TempFile bare("bare.csv", "0,0.1,0.3,0\n0,0.1,abc,0\n");
+  expect_error(file_job(bare.path.string()), key, "line 2, field 3: not a number: 'abc'");
+  const TempFile inf("inf.csv", "q0,q1,p0,p1\n0,0.1,0.3,0\n\n0,inf,0.3,0\n");
+  expect_error(file_job(inf.path.string()), key, "row 1 (line 4), q1: must be finite, got inf");
+  const TempFile empty("empty.csv", "q0,q1,p0,p1\n");
+  expect_error(file_job(empty.path.string()), key, "holds no states");
+}
+
 }  // namespace
 }  // namespace vigor::host

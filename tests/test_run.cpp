@@ -486,6 +486,30 @@ TEST(Run, CommitWithoutForceLeavesATargetThatAppeared) {
   EXPECT_EQ(dir.entries(), std::set<std::string>{"res"});
 }
 
+// A run continued from the previous run's final.csv (ensemble.file) ends where one run of the
+// summed length ends, bit for bit: final.csv holds shortest round-trip numbers and the model is
+// autonomous, so nothing but the restart itself differs (Verlet recomputes the cached force from
+// the same q).
+TEST(Run, ContinuingFromFinalCsvEqualsOneLongRun) {
+  const TempDir dir("continue");
+  std::string first = kHenonHeilesJob;
+  first.replace(first.find("\"unused\""), 8, "\"" + (dir.path / "first").string() + "\"");
+  first.replace(first.find("\"steps\": 6000"), 13, "\"steps\": 2600");
+  RunOptions opt;
+  opt.quiet = true;
+  run_job(parse_job(first), opt, false);
+  std::string second = kHenonHeilesJob;
+  second.replace(second.find("\"steps\": 6000"), 13, "\"steps\": 3400");
+  const std::string grid = second.substr(second.find("{\"section_grid\""));
+  second.replace(second.find("{\"section_grid\""), grid.find("}}}") + 3,
+                 "{\"file\": {\"path\": \"" + (dir.path / "first" / "final.csv").string() + "\"}}");
+  const RunResult resumed = run_with(second, 2).result;
+  const RunResult whole = run_with(kHenonHeilesJob, 2).result;
+  ASSERT_EQ(resumed.final.state.size(), whole.final.state.size());
+  EXPECT_EQ(0, std::memcmp(resumed.final.state.data(), whole.final.state.data(),
+                           whole.final.state.size() * sizeof(double)));
+}
+
 // The engine is built before anything is created on disk: no device, no directories.
 TEST(Run, MissingDeviceCreatesNothing) {
   if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
