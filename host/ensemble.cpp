@@ -755,9 +755,8 @@ Ensemble make_ensemble(const nlohmann::ordered_json& spec, const ModelInfo& mode
                        const std::vector<double>& params, const SectionConfig& section,
                        bool has_section) {
   const std::string path = "ensemble";
-  const std::vector<std::string> kinds{"states", "file",         "box",
-                                       "random_box", "section_grid", "loop",
-                                       "parallelepiped"};
+  const std::vector<std::string> kinds{"states", "box",  "random_box",    "section_grid",
+                                       "loop",   "parallelepiped", "file"};
   object(spec, path);
   check_keys(spec, path, kinds, "key");
   if (spec.size() != 1) {
