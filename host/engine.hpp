@@ -89,6 +89,9 @@ class Engine {
   /// The tangent-map diagnostics as of the last launch ([slot * n + i], kernels::TangentOut),
   /// empty when the request did not ask for them. The run loop samples them per segment.
   virtual std::vector<double> tangent_snapshot() = 0;
+  /// Each trajectory's max |H - H0| so far, as of the last launch (n values). The run loop
+  /// samples it per segment for energy_series.csv; engines copy just this array.
+  virtual std::vector<double> energy_error_snapshot() { return download().energy_error; }
   /// Trajectories advanced side by side per CPU thread (1: one at a time; GPU engines: 1).
   virtual int simd_lanes() const { return 1; }
   /// Hit slots per trajectory per drain.

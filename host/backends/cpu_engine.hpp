@@ -179,6 +179,10 @@ class CpuEngine final : public Engine {
     return f;
   }
 
+  std::vector<double> energy_error_snapshot() override {
+    return std::vector<double>(store_.energy_error.begin(), store_.energy_error.end());
+  }
+
   std::vector<double> tangent_snapshot() override {
     return std::vector<double>(store_.tangent_out.begin(), store_.tangent_out.end());
   }

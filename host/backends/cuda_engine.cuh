@@ -213,6 +213,12 @@ class CudaEngine final : public Engine {
     return f;
   }
 
+  std::vector<double> energy_error_snapshot() override {
+    require_upload("energy_error_snapshot");
+    bind();
+    return to_double(d_.energy_error);
+  }
+
   std::vector<double> tangent_snapshot() override {
     require_upload("tangent_snapshot");
     bind();
