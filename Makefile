@@ -20,9 +20,14 @@ build: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
+# The plot needs Python with matplotlib (an optional dependency): without it (exit 3) the demo
+# still ends with the CSV results; any other plot failure fails the demo.
 demo: build
 	./$(BUILD)/vigor run examples/henon_heiles.json --force
-	@echo "demo: Henon-Heiles section at E = 1/8 in results/henon_heiles/ (sections.csv: y = q1, p_y = p1)"
+	@./$(BUILD)/vigor plot results/henon_heiles || { code=$$?; [ $$code -eq 3 ] || exit $$code; \
+	  echo "demo: no figures (vigor plot needs python3-matplotlib)"; }
+	@echo "demo: Henon-Heiles section at E = 1/8 in results/henon_heiles/ (sections.csv: y = q1, p_y = p1;"
+	@echo "      figure: results/henon_heiles/plots/section.png)"
 
 bench: build
 	./$(BUILD)/bench/vigor-bench --json bench/results/latest.json

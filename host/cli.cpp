@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "host/job.hpp"
+#include "host/plot_command.hpp"
+#include "host/progress.hpp"
 #include "host/registry.hpp"
 #include "host/run.hpp"
 #include "vigor/version.hpp"
@@ -20,6 +22,7 @@ constexpr const char* kUsage =
     "  vigor run JOB.json [--out DIR] [--backend auto|cpu|cuda] [--precision double|float]\n"
     "                     [--threads N] [--quiet] [--force]\n"
     "  vigor validate JOB.json [--out DIR] [--backend B] [--precision P]\n"
+    "  vigor plot OUT_DIR [--out PLOT_DIR] [--svg] [--axes X,Y] [--color-by NAME]\n"
     "  vigor list\n"
     "  vigor --version\n";
 
@@ -103,7 +106,7 @@ struct Args {
 Args parse_args(int argc, char** argv) {
   Args a;
   std::vector<std::string> v(argv + 1, argv + argc);
-  if (v.empty()) throw JobError("command", "missing (expected run, validate or list)");
+  if (v.empty()) throw JobError("command", "missing (expected run, validate, plot or list)");
   a.command = v[0];
   if (a.command == "list" && v.size() > 1)
     throw JobError("command", "list takes no arguments, got \"" + v[1] + "\"");
@@ -159,11 +162,16 @@ int cli_main(int argc, char** argv) {
       std::printf("vigor %s\n", kVersion);
       return kExitOk;
     }
+    // Everything after "plot" belongs to the plot script, which validates its own options.
+    if (argc >= 2 && std::string(argv[1]) == "plot") {
+      if (argc < 3) throw JobError("command", "plot needs a results directory");
+      return plot_command(std::vector<std::string>(argv + 2, argv + argc));
+    }
     const Args a = parse_args(argc, argv);
     if (a.command == "list") return list();
     if (a.command != "run" && a.command != "validate")
       throw JobError("command",
-                     "unknown command \"" + a.command + "\" (expected run, validate or list)");
+                     "unknown command \"" + a.command + "\" (expected run, validate, plot or list)");
     if (a.job.empty()) throw JobError("command", a.command + " needs a job file");
     const Job job = load_job(a.job, a.overrides);
     if (a.command == "validate") {
@@ -176,6 +184,7 @@ int cli_main(int argc, char** argv) {
     RunOptions opt;
     opt.threads = a.threads;
     opt.quiet = a.quiet;
+    opt.progress_terminal = stderr_is_terminal();
     try {
       const auto s = run_job(job, opt, a.force);
       if (!a.quiet)

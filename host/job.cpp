@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "host/hdf5_results.hpp"
 #include "host/json_read.hpp"
 #include "host/registry.hpp"
 #include "kernels/tangent.hpp"
@@ -611,11 +612,26 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   job.output_dir = "results/" + job.model;
   if (const Json* out = find(top, "output")) {
     object(*out, "output");
-    check_keys(*out, "output", {"dir"}, "key");
+    check_keys(*out, "output", {"dir", "hdf5", "csv"}, "key");
     if (const Json* dir = find(*out, "dir")) {
       job.output_dir = string_value(*dir, "output.dir");
       if (job.output_dir.empty()) fail("output.dir", "must be a non-empty path, got \"\"");
     }
+    auto flag = [&](const char* key, bool& into) {
+      if (const Json* v = find(*out, key)) {
+        if (!v->is_boolean())
+          fail(std::string("output.") + key, "must be true or false, got " + show(*v));
+        into = v->get<bool>();
+      }
+    };
+    flag("hdf5", job.hdf5);
+    flag("csv", job.csv);
+    if (job.hdf5 && !hdf5_available())
+      fail("output.hdf5",
+           "true, but this vigor was built without HDF5 (install libhdf5-dev and rebuild)");
+    if (!job.csv && !job.hdf5)
+      fail("output.csv",
+           "false needs \"hdf5\": true (sections and final states must be written somewhere)");
   }
 
   // The ensemble last: it is the only expensive part, and it needs the section.

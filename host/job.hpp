@@ -72,6 +72,8 @@ struct Job {
   BackendKind backend = BackendKind::kAuto;
   Precision precision = Precision::kDouble;
   std::string output_dir;
+  bool hdf5 = false;  ///< output.hdf5: also write results.h5
+  bool csv = true;    ///< output.csv: write sections.csv and final.csv (false needs hdf5)
 };
 
 /// Command-line settings that override the job file.

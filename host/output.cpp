@@ -360,52 +360,91 @@ void write_sections_csv(const fs::path& file, const HitSpill& hits,
   out.close();
 }
 
-void write_final_csv(const fs::path& file, const FinalData& f, double dt,
-                     const std::vector<std::string>& state_names, std::int64_t n,
-                     bool float_precision, bool momentum, bool newton) {
-  const int dim = int(state_names.size());
-  CsvWriter out(file);
-  out.text("trajectory,t");
-  for (const auto& s : state_names) out.text("," + s);
+std::vector<Column> final_columns(const FinalData& f, double dt,
+                                  const std::vector<std::string>& state_names, std::int64_t n,
+                                  bool momentum, bool newton) {
+  const auto un = std::size_t(n);
+  std::vector<Column> c;
+  auto integer = [&](std::string name, Column::Kind kind = Column::Kind::kInteger) -> Column& {
+    c.push_back({std::move(name), kind, false, {}, {}});
+    c.back().integer.reserve(un);
+    return c.back();
+  };
+  auto real = [&](std::string name, bool run_precision) -> Column& {
+    c.push_back({std::move(name), Column::Kind::kReal, run_precision, {}, {}});
+    c.back().real.reserve(un);
+    return c.back();
+  };
+  Column& id = integer("trajectory");
+  for (std::int64_t i = 0; i < n; ++i) id.integer.push_back(i);
+  Column& t = real("t", false);
+  for (std::int64_t i = 0; i < n; ++i) t.real.push_back(double(f.step[std::size_t(i)]) * dt);
+  for (std::size_t k = 0; k < state_names.size(); ++k) {
+    const auto first = f.state.begin() + std::ptrdiff_t(k * un);
+    real(state_names[k], true).real.assign(first, first + std::ptrdiff_t(un));
+  }
   // The contract's columns first, unchanged; the optional ones after them, so positional readers
   // of explicit runs and of the first columns keep working.
-  out.text(",energy_error_max,crossings,status");
-  if (momentum) out.text(",momentum_error_max");
-  if (newton) out.text(",newton_residual_max");
-  const bool tangent = !f.tangent_out.empty();
-  if (tangent)
-    for (const char* c : kTangentColumns) out.text(std::string(",") + c);
+  real("energy_error_max", true).real.assign(f.energy_error.begin(), f.energy_error.begin() + n);
+  integer("crossings").integer.assign(f.crossings.begin(), f.crossings.begin() + n);
+  Column& status = integer("status", Column::Kind::kStatus);
+  for (std::int64_t i = 0; i < n; ++i) status.integer.push_back(f.status[std::size_t(i)]);
+  if (momentum)
+    real("momentum_error_max", true)
+        .real.assign(f.momentum_error.begin(), f.momentum_error.begin() + n);
+  if (newton)
+    real("newton_residual_max", true)
+        .real.assign(f.newton_residual.begin(), f.newton_residual.begin() + n);
+  if (!f.tangent_out.empty())
+    for (std::size_t k = 0; k < kTangentColumns.size(); ++k) {
+      const auto first = f.tangent_out.begin() + std::ptrdiff_t(k * un);
+      real(kTangentColumns[k], true).real.assign(first, first + std::ptrdiff_t(un));
+    }
+  return c;
+}
+
+std::vector<Column> initial_columns(const std::vector<double>& state_soa,
+                                    const std::vector<std::string>& state_names, std::int64_t n) {
+  std::vector<Column> c;
+  for (std::size_t k = 0; k < state_names.size(); ++k) {
+    const auto first = state_soa.begin() + std::ptrdiff_t(k * std::size_t(n));
+    c.push_back({state_names[k], Column::Kind::kReal, false, {first, first + n}, {}});
+  }
+  return c;
+}
+
+void write_csv(const fs::path& file, const std::vector<Column>& columns, bool float_precision) {
+  CsvWriter out(file);
+  for (std::size_t k = 0; k < columns.size(); ++k) out.text((k ? "," : "") + columns[k].name);
   out.endl();
-  for (std::int64_t i = 0; i < n; ++i) {
-    out.integer(i);
-    out.sep();
-    out.real(double(f.step[i]) * dt, false);
-    for (int c = 0; c < dim; ++c) {
-      out.sep();
-      out.real(f.state[std::size_t(c) * n + i], float_precision);
-    }
-    out.sep();
-    out.real(f.energy_error[i], float_precision);
-    out.sep();
-    out.integer(f.crossings[i]);
-    out.sep();
-    out.text(status_name(f.status[i]));
-    if (momentum) {
-      out.sep();
-      out.real(f.momentum_error[i], float_precision);
-    }
-    if (newton) {
-      out.sep();
-      out.real(f.newton_residual[i], float_precision);
-    }
-    if (tangent)
-      for (std::size_t c = 0; c < kTangentColumns.size(); ++c) {
-        out.sep();
-        out.real(f.tangent_out[c * std::size_t(n) + std::size_t(i)], float_precision);
+  const std::size_t rows = columns.empty() ? 0
+                           : columns[0].kind == Column::Kind::kReal ? columns[0].real.size()
+                                                                     : columns[0].integer.size();
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const Column& c = columns[k];
+      if (k) out.sep();
+      switch (c.kind) {
+        case Column::Kind::kReal:
+          out.real(c.real[i], float_precision && c.run_precision);
+          break;
+        case Column::Kind::kInteger:
+          out.integer(c.integer[i]);
+          break;
+        case Column::Kind::kStatus:
+          out.text(status_name(std::int32_t(c.integer[i])));
+          break;
       }
+    }
     out.endl();
   }
   out.close();
+}
+
+void write_final_csv(const fs::path& file, const FinalData& f, double dt,
+                     const std::vector<std::string>& state_names, std::int64_t n,
+                     bool float_precision, bool momentum, bool newton) {
+  write_csv(file, final_columns(f, dt, state_names, n, momentum, newton), float_precision);
 }
 
 void write_json(const fs::path& file, const nlohmann::ordered_json& j) {

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "host/hdf5_results.hpp"
 #include "host/invariants.hpp"
+#include "host/progress.hpp"
 #include "host/registry.hpp"
 #include "vigor/version.hpp"
 
@@ -54,8 +56,14 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   res.hit_capacity = engine.hit_capacity();
   if (job.tangent) res.tangent_series.add(0.0, engine.tangent_snapshot(), n);
 
+  res.energy_series.add(0.0, {summarize(engine.energy_error_snapshot())});
+
+  Progress progress(!options.quiet, stderr, options.progress_terminal);
+  ProgressState ps;
+  ps.steps_total = job.steps;
+  ps.segments_total = (job.steps + job.segment_steps - 1) / std::max<std::int64_t>(1, job.segment_steps);
+  ps.trajectories = n;
   HitBlock block;
-  auto last_report = Clock::now();
   for (std::int64_t done = 0; done < job.steps;) {
     const std::int64_t end = std::min(job.steps, done + job.segment_steps);
     // Relaunch while any trajectory paused on a full section buffer; the others return at once.
@@ -73,20 +81,16 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
     }
     done = end;
     ++res.segments;
-    if (job.tangent) res.tangent_series.add(double(done) * job.dt, engine.tangent_snapshot(), n);
-    if (!options.quiet && (seconds_since(last_report) > 2.0 || done == job.steps) &&
-        seconds_since(t0) > 2.0) {
-      const double el = seconds_since(t0);
-      const double rate = double(done) * double(n) / std::max(el, 1e-9);
-      std::fprintf(stderr,
-                   "vigor: step %lld/%lld (%.0f%%), %.3g traj-steps/s, %lld crossings, "
-                   "ETA %.0f s\n",
-                   static_cast<long long>(done), static_cast<long long>(job.steps),
-                   100.0 * double(done) / double(job.steps), rate, static_cast<long long>(res.hits),
-                   el * double(job.steps - done) / double(done));
-      last_report = Clock::now();
-    }
+    const double t = double(done) * job.dt;
+    res.energy_series.add(t, {summarize(engine.energy_error_snapshot())});
+    if (job.tangent) res.tangent_series.add(t, engine.tangent_snapshot(), n);
+    ps.steps_done = done;
+    ps.segments_done = res.segments;
+    ps.crossings = res.hits;
+    ps.elapsed = seconds_since(t0);
+    progress.update(ps);
   }
+  progress.finish(ps);
   res.final = engine.download();
   res.kernel_seconds = engine.kernel_seconds();
   res.wall_seconds = seconds_since(t0);
@@ -178,28 +182,52 @@ nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool f
   auto engine = build_engine(job, options);
   OutputDir out(job.output_dir, force);  // fails before any compute if the target is unusable
   const auto n = job.ensemble.count;
-  // Hits go to disk as they are drained: memory holds only the per-trajectory counts.
-  HitSpill spill(out.temp() / "hits.spill", engine->dim(), n);
-  RunResult r =
-      run_ensemble(job, options, *engine, [&spill](const HitBlock& b) { spill.append(b); });
-  engine.reset();  // device memory back before the outputs are written
-  r.wall_seconds = seconds_since(t0);
-  spill.finish();
   const ModelInfo* model = find_model(job.model);
   const bool as_float = job.precision == Precision::kFloat;
-  // Always present (header only without a section), so scripts can rely on the file.
-  write_sections_csv(out.temp() / "sections.csv", spill, model->state_names, as_float);
-  nlohmann::ordered_json invariants;  // loop and parallelepiped ensembles only
-  if (!job.ensemble.sampling.kind.empty())
-    invariants = write_invariants(out.temp() / "invariants.csv", job, spill);
-  spill.remove();  // never part of the results
+  const bool cloud = !job.ensemble.sampling.kind.empty();  // loop and parallelepiped ensembles
+  // Hits go to disk as they are drained: memory holds only the per-trajectory counts. The spill
+  // feeds sections.csv (sorted by trajectory) and the cloud invariants; results.h5 takes each
+  // block as it comes.
+  std::unique_ptr<HitSpill> spill;
+  if (job.csv || cloud)
+    spill = std::make_unique<HitSpill>(out.temp() / "hits.spill", engine->dim(), n);
+  std::unique_ptr<Hdf5Results> h5;
+  if (job.hdf5) {
+    h5 = std::make_unique<Hdf5Results>(out.temp() / "results.h5", model->state_names, n, as_float);
+    h5->write_table("initial", initial_columns(job.ensemble.state, model->state_names, n));
+  }
+  RunResult r = run_ensemble(job, options, *engine, [&](const HitBlock& b) {
+    if (spill) spill->append(b);
+    if (h5) h5->append_sections(b);
+  });
+  engine.reset();  // device memory back before the outputs are written
+  r.wall_seconds = seconds_since(t0);
+  nlohmann::ordered_json invariants;  // cloud ensembles only
+  if (spill) {
+    spill->finish();
+    // Always present with CSV output (header only without a section), so scripts can rely on it.
+    if (job.csv) write_sections_csv(out.temp() / "sections.csv", *spill, model->state_names, as_float);
+    if (cloud) invariants = write_invariants(out.temp() / "invariants.csv", job, *spill);
+    spill->remove();  // never part of the results
+  }
   const bool implicit = !find_integrator(job.integrator)->is_explicit;
-  write_final_csv(out.temp() / "final.csv", r.final, job.dt, model->state_names, n, as_float,
-                  !model->momentum_names.empty(), implicit);
+  const auto final_table = final_columns(r.final, job.dt, model->state_names, n,
+                                         !model->momentum_names.empty(), implicit);
+  if (job.csv) write_csv(out.temp() / "final.csv", final_table, as_float);
+  r.energy_series.write_csv(out.temp() / "energy_series.csv");
   if (job.tangent) r.tangent_series.write_csv(out.temp() / "tangent_series.csv");
   auto summary = make_summary(job, options, r);
   if (!invariants.is_null()) summary["invariants"] = invariants;
+  summary["energy_series"] = "energy_series.csv";
   summary["output_dir"] = out.target().string();
+  if (h5) {
+    summary["hdf5"] = "results.h5";
+    h5->write_table("final", final_table);
+    h5->write_series("energy_series", r.energy_series);
+    if (job.tangent) h5->write_series("tangent_series", r.tangent_series);
+    h5->write_summary(summary);
+    h5->close();
+  }
   write_json(out.temp() / "summary.json", summary);
   out.commit();
   return summary;

@@ -18,7 +18,8 @@ namespace vigor::host {
 
 struct RunOptions {
   int threads = 0;     ///< CPU threads (0: OpenMP default)
-  bool quiet = false;  ///< no progress lines on stderr
+  bool quiet = false;  ///< no progress report on stderr
+  bool progress_terminal = false;  ///< report as a redrawn bar (stderr is a terminal)
 };
 
 struct RunResult {
@@ -33,6 +34,8 @@ struct RunResult {
   std::int64_t hits = 0;  ///< hits drained (and handed to the sink) over the run
   FinalData final;
   TangentSeries tangent_series;  ///< per-segment tangent statistics (diagnostics.tangent only)
+  /// Per-segment statistics of each trajectory's max |H - H0| so far (energy_series.csv).
+  StatSeries energy_series{{"energy_error"}};
 };
 
 /// Receives each block of hits as it is drained: trajectory order within a block, chronological

@@ -1085,7 +1085,7 @@ def make_plots(args):
 def main(argv=None):
     if _IMPORT_ERROR is not None:
         print(MISSING_MATPLOTLIB, file=sys.stderr)
-        return 2
+        return 3  # the environment, not the input: DESIGN's runtime-failure code
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         make_plots(args)

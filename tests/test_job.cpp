@@ -691,7 +691,7 @@ TEST(JobErrors, StepsAndTopLevelSettings) {
   j["output"] = {{"dir", 5}};
   expect_error(j, "output.dir", "must be a string, got 5");
   j["output"] = {{"directory", "x"}};
-  expect_error(j, "output.directory", "unknown key (known: dir)");
+  expect_error(j, "output.directory", "unknown key (known: dir, hdf5, csv)");
 }
 
 TEST(JobErrors, Section) {

@@ -326,9 +326,9 @@ TEST(Run, SectionsCsvIsTheSortedHitsByteForByte) {
   const std::vector<std::string> names = find_model(job.model)->state_names;
   EXPECT_EQ(read_text(dir.path / "out" / "sections.csv"),
             reference_sections_csv(hits, names, false));
-  // The spill file is gone: the results directory holds the three outputs and nothing else.
+  // The spill file is gone: the results directory holds the outputs and nothing else.
   EXPECT_EQ(dir.entries("out"),
-            (std::set<std::string>{"final.csv", "sections.csv", "summary.json"}));
+            (std::set<std::string>{"energy_series.csv", "final.csv", "sections.csv", "summary.json"}));
   EXPECT_EQ(r.hits, std::int64_t(hits.size()));
 }
 

@@ -199,9 +199,9 @@ def check_energy_series(out_dir, scratch):
 
 
 def check_bad_inputs(dirs, scratch):
-    def expect_error(args, what, needle, env=None):
+    def expect_error(args, what, needle, env=None, exit_code=2):
         code, stdout, stderr = plot(args, env)
-        check(code == 2, f"{what}: exit {code}, expected 2 ({stderr.strip()})")
+        check(code == exit_code, f"{what}: exit {code}, expected {exit_code} ({stderr.strip()})")
         check(stderr.lstrip().startswith("error:") or "\nerror:" in stderr,
               f"{what}: no 'error:' message: {stderr!r}")
         check("Traceback" not in stderr, f"{what}: traceback: {stderr}")
@@ -229,13 +229,14 @@ def check_bad_inputs(dirs, scratch):
     with open(os.path.join(h5_only, "results.h5"), "wb") as f:
         f.write(b"not an HDF5 file")
     expect_error([h5_only], "a results.h5 that cannot be read", "results.h5")
-    # An interpreter without matplotlib: the install hint, exit 2.
+    # An interpreter without matplotlib: the install hint, exit 3 (the environment, not the input).
     fake = os.path.join(scratch, "no_matplotlib", "matplotlib")
     os.makedirs(fake, exist_ok=True)
     with open(os.path.join(fake, "__init__.py"), "w") as f:
         f.write("raise ImportError('matplotlib hidden by the test')\n")
     env = dict(os.environ, PYTHONPATH=os.path.dirname(fake))
-    expect_error([dirs["section"]], "no matplotlib", "apt-get install python3-matplotlib", env)
+    expect_error([dirs["section"]], "no matplotlib", "apt-get install python3-matplotlib", env,
+                 exit_code=3)
 
 
 def check_units(module, dirs):
@@ -267,6 +268,26 @@ def check_units(module, dirs):
           "first crossing of every trajectory kept")
 
 
+def check_cli(vigor, out_dir, scratch):
+    """`vigor plot` finds the script and a Python with matplotlib, and passes the options on."""
+    plots = os.path.join(scratch, "cli_plots")
+    r = subprocess.run([vigor, "plot", out_dir, "--out", plots], capture_output=True, text=True)
+    check(r.returncode == 0, f"vigor plot: exit {r.returncode}: {r.stderr}")
+    check(png_size(os.path.join(plots, "section.png")) is not None,
+          "vigor plot: no section.png in --out")
+    r = subprocess.run([vigor, "plot"], capture_output=True, text=True)
+    check(r.returncode == 2 and "plot needs a results directory" in r.stderr,
+          f"vigor plot without a directory: exit {r.returncode}: {r.stderr}")
+    r = subprocess.run([vigor, "plot", os.path.join(scratch, "does-not-exist")],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and "error:" in r.stderr,
+          f"vigor plot on a missing directory: exit {r.returncode}: {r.stderr}")
+    env = dict(os.environ, VIGOR_PLOT_SCRIPT=os.path.join(scratch, "no-such-script.py"))
+    r = subprocess.run([vigor, "plot", out_dir], capture_output=True, text=True, env=env)
+    check(r.returncode == 3 and "error:" in r.stderr,
+          f"vigor plot with a missing script: exit {r.returncode}: {r.stderr}")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -282,6 +303,7 @@ def main():
     check_energy_series(dirs["section"], scratch)
     check_hdf5(vigor, scratch)
     check_bad_inputs(dirs, scratch)
+    check_cli(vigor, dirs["section"], scratch)
     check_units(load_module(), dirs)
     if failures:
         print(f"{len(failures)} check(s) failed")
