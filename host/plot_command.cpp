@@ -67,8 +67,11 @@ std::optional<std::string> find_plot_python() {
   if (const char* env = std::getenv("VIGOR_PYTHON"); env && *env) candidates.push_back(env);
   candidates.push_back("python3");
   candidates.push_back("/usr/bin/python3");
-  for (const auto& py : candidates)
-    if (spawn({py, "-c", "import matplotlib, numpy"}, true) == 0) return py;
+  // One with h5py too when there is one (results.h5 gives the chaos map its initial points and
+  // is the only input of "csv": false runs); else any with matplotlib.
+  for (const char* probe : {"import matplotlib, numpy, h5py", "import matplotlib, numpy"})
+    for (const auto& py : candidates)
+      if (spawn({py, "-c", probe}, true) == 0) return py;
   return std::nullopt;
 }
 

@@ -14,7 +14,8 @@ namespace vigor::host {
 /// Empty when none exists.
 std::string find_plot_script();
 
-/// The first of $VIGOR_PYTHON, python3 on PATH, /usr/bin/python3 that imports matplotlib.
+/// The first of $VIGOR_PYTHON, python3 on PATH, /usr/bin/python3 that imports matplotlib, numpy
+/// and h5py, else the first that imports matplotlib and numpy.
 std::optional<std::string> find_plot_python();
 
 /// Runs the script on `args` (OUT_DIR and options, passed through unchanged) and returns its

@@ -305,12 +305,24 @@ class Run:
         section_grid over exactly these axes and the run is being read from results.h5 anyway;
         else None."""
         grid = (self.job.get("ensemble") or {}).get("section_grid") or {}
-        if self._h5 is None or set((grid.get("axes") or {})) != {x, y} or "initial" not in self._h5:
+        if set((grid.get("axes") or {})) != {x, y}:
             return None
-        initial = self._h5["initial"]
+        try:
+            h5 = self.h5()
+        except UsageError:  # no h5py: the CSVs are read and the map falls back to crossings
+            return None
+        if h5 is None or "initial" not in h5:
+            return None
+        initial = h5["initial"]
         if x not in initial or y not in initial:
             return None
         return np.asarray(initial[x][...], dtype=float), np.asarray(initial[y][...], dtype=float)
+
+    def grid_axes(self):
+        """The two axes of a section_grid ensemble, in the job's order, or None."""
+        grid = (self.job.get("ensemble") or {}).get("section_grid") or {}
+        axes = list((grid.get("axes") or {}).keys())
+        return tuple(axes) if len(axes) == 2 else None
 
     def h5(self):
         """results.h5 opened on first use, or None when there is none."""
@@ -688,12 +700,14 @@ def _indicator_scatter(fig, ax, x, y, values, name):
 
 def plot_chaos_map(run, data, indicator, wrap):
     values_all = run.column(indicator)
-    grid = run.initial_grid(data.x, data.y) if data is not None else None
+    # The map's plane: the section plot's axes, or the grid's own when nothing crossed.
+    axes = (data.x, data.y) if data is not None else run.grid_axes()
+    grid = run.initial_grid(*axes) if axes is not None else None
     if grid is not None and len(grid[0]) == len(values_all):
         fig, ax = new_figure(run, 6.2, 5.4)
         _grid_image(fig, ax, grid[0], grid[1], values_all, indicator)
-        ax.set_xlabel(axis_label(data.x, run, False))
-        ax.set_ylabel(axis_label(data.y, run, False))
+        ax.set_xlabel(axis_label(axes[0], run, False))
+        ax.set_ylabel(axis_label(axes[1], run, False))
         ax.set_title(f"{DISPLAY_NAMES[indicator]} of each trajectory at its initial point "
                      f"({_count(len(values_all))} trajectories)\n{section_description(run)}")
         return fig
