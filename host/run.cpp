@@ -1,5 +1,7 @@
 #include "host/run.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -169,6 +171,10 @@ nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options, c
     s["tangent"] = tangent_summary(r.final.tangent_out, n);
     s["tangent_series"] = "tangent_series.csv";
   }
+  // The process's peak resident memory so far (Linux reports ru_maxrss in KiB).
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) == 0)
+    s["peak_host_memory_bytes"] = std::int64_t(usage.ru_maxrss) * 1024;
   s["status_counts"] = {{"ok", by_status[0]},
                         {"non-finite", by_status[1]},
                         {"escaped", by_status[2]},

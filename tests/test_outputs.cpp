@@ -154,6 +154,10 @@ TEST(EnergySeries, RunJobWritesTheCsvAndNamesItInTheSummary) {
   ASSERT_EQ(rows.size(), 7u);  // header + t = 0 + 5 segments
   EXPECT_EQ(rows[0][2], "energy_error_max");
   EXPECT_EQ(std::stod(rows.back()[2]), summary["energy_error_max"].get<double>());
+  // Peak resident memory: at least the test binary itself (a few MiB), below the machine's.
+  ASSERT_TRUE(summary.contains("peak_host_memory_bytes"));
+  EXPECT_GT(summary["peak_host_memory_bytes"].get<std::int64_t>(), std::int64_t(1) << 20);
+  EXPECT_LT(summary["peak_host_memory_bytes"].get<std::int64_t>(), std::int64_t(1) << 40);
 }
 
 // --- Progress -----------------------------------------------------------------------------------
