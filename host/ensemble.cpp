@@ -30,8 +30,13 @@ using namespace job_detail;
 
 /// Most trajectories one job may hold: below 2^31 - 1 (engines index trajectories with int in
 /// places) and 32 GB of initial states for a 2-dof model. Larger models are further limited by
-/// the memory check in allocate_states().
+/// the memory check in allocate_states(). The fuzz build (fuzz/CMakeLists.txt) lowers it so that
+/// every input is parsed in milliseconds.
+#if defined(VIGOR_FUZZ_MAX_TRAJECTORIES)
+constexpr std::int64_t kMaxTrajectories = VIGOR_FUZZ_MAX_TRAJECTORIES;
+#else
 constexpr std::int64_t kMaxTrajectories = 1'000'000'000;
+#endif
 /// Largest count accepted per axis before the product check (which gives the useful message).
 constexpr std::int64_t kMaxAxisCount = 1'000'000'000'000'000;
 
@@ -66,12 +71,16 @@ void check_ordered(const std::vector<double>& lo, const std::vector<double>& hi,
                                         format_number(lo[c]) + ", got " + format_number(hi[c]));
 }
 
-/// `count` points from lo to hi inclusive; one point is lo. The ends are exact.
+/// Point k of `count` points from lo to hi inclusive; one point is lo. The ends are exact.
+double linspace_at(double lo, double hi, std::int64_t count, std::int64_t k) {
+  return count == 1 ? lo
+                    : (k == count - 1 ? hi : lo + (hi - lo) * (double(k) / double(count - 1)));
+}
+
+/// All `count` points of linspace_at.
 std::vector<double> linspace(double lo, double hi, std::int64_t count) {
   std::vector<double> x(count);
-  for (std::int64_t k = 0; k < count; ++k)
-    x[k] =
-        count == 1 ? lo : (k == count - 1 ? hi : lo + (hi - lo) * (double(k) / double(count - 1)));
+  for (std::int64_t k = 0; k < count; ++k) x[k] = linspace_at(lo, hi, count, k);
   return x;
 }
 
@@ -268,9 +277,13 @@ Ensemble from_random_box(const Json& spec, const std::string& path, const ModelI
   return e;
 }
 
+/// An axis of a section grid: its points are computed when used, never stored, so that a huge
+/// count is refused by check_total() before anything is allocated.
 struct GridAxis {
   int coordinate;
-  std::vector<double> values;
+  double lo, hi;
+  std::int64_t count;
+  double value(std::size_t k) const { return linspace_at(lo, hi, count, std::int64_t(k)); }
 };
 
 Ensemble from_section_grid(const Json& spec, const std::string& path, const ModelInfo& model,
@@ -346,7 +359,7 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
     const std::int64_t n = integer(a[2], at(key_path, 2), 1, kMaxAxisCount);
     total *= double(n);
     role[c] = 1;
-    axes.push_back({c, linspace(lo, hi, n)});
+    axes.push_back({c, lo, hi, n});
   }
   check_total(total, axes_path);
 
@@ -371,11 +384,11 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
   const double sign = section.direction == kernels::kDirDown ? -1.0 : 1.0;
   const bool separable = model.inv_mass != nullptr;
   const double w = separable ? model.inv_mass(params.data(), qc) : 0.0;
-  const std::size_t n0 = axes[0].values.size(), n1 = axes[1].values.size();
+  const std::size_t n0 = std::size_t(axes[0].count), n1 = std::size_t(axes[1].count);
   auto solve = [&](std::size_t k0, std::size_t k1, std::vector<double>& s) -> bool {
     s = base;
-    s[axes[0].coordinate] = axes[0].values[k0];
-    s[axes[1].coordinate] = axes[1].values[k1];
+    s[axes[0].coordinate] = axes[0].value(k0);
+    s[axes[1].coordinate] = axes[1].value(k1);
     s[pc] = 0.0;
     const double h0 = model.energy(params.data(), s.data());
     const double excess = energy - h0;

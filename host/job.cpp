@@ -33,7 +33,9 @@ namespace vigor::host {
 namespace job_detail {
 
 std::string join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
+  // An empty key ({"": 1}) is written "" so that the path still shows it.
+  const std::string shown = key.empty() ? std::string("\"\"") : key;
+  return path.empty() ? shown : path + "." + shown;
 }
 
 std::string at(const std::string& path, std::size_t i) {

@@ -927,5 +927,28 @@ TEST(EnsembleFile, BadFilesNameTheKeyTheFileAndWhatIsWrong) {
   expect_error(file_job(empty.path.string()), key, "holds no states");
 }
 
+// --- Inputs found by the fuzzer (fuzz/fuzz_job.cpp): each must be refused naming its key ---------
+
+// An empty key used to give an error with an empty path (": unknown key ..."); it is written "".
+TEST(FuzzFindings, EmptyKeysAreNamed) {
+  Json j = base_job();
+  j[""] = 1;
+  expect_error(j, "\"\"", "unknown key (known: model, integrator");
+  expect_text_error(R"({"model": {"": 1, "": 2}})", "model.\"\"", "duplicate key");
+  j = base_job();
+  j["model"]["params"] = {{"", 1}};
+  expect_error(j, "model.params.\"\"", "unknown parameter of model henon_heiles");
+}
+
+// A section_grid axis of 10^15 points used to be materialised before the product of the counts
+// was checked: std::bad_alloc (exit 3, no key) instead of the refusal naming the axes.
+TEST(FuzzFindings, HugeSectionGridAxisIsRefusedBeforeAnyAllocation) {
+  Json j = base_job();
+  j["section"] = {{"coordinate", "q0"}};
+  j["ensemble"] = {{"section_grid",
+                    {{"energy", 0.1}, {"axes", {{"q1", {0, 1, 1e15}}, {"p1", {0, 1, 2}}}}}}};
+  expect_error(j, "ensemble.section_grid.axes", "2e15 trajectories is more than");
+}
+
 }  // namespace
 }  // namespace vigor::host
