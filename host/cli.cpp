@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "host/comm.hpp"
 #include "host/job.hpp"
 #include "host/plot_command.hpp"
 #include "host/progress.hpp"
@@ -93,6 +94,12 @@ int list() {
   return kExitOk;
 }
 
+/// "rank 2 of 4: " in an MPI run, "" otherwise.
+std::string rank_prefix() {
+  if (!comm::distributed()) return {};
+  return "rank " + std::to_string(comm::rank()) + " of " + std::to_string(comm::size()) + ": ";
+}
+
 struct Args {
   std::string command;
   std::string job;
@@ -152,7 +159,9 @@ Args parse_args(int argc, char** argv) {
 
 }  // namespace
 
-int cli_main(int argc, char** argv) {
+namespace {
+
+int cli(int argc, char** argv) {
   try {
     if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
       std::fputs(kUsage, stdout);
@@ -175,6 +184,7 @@ int cli_main(int argc, char** argv) {
     if (a.job.empty()) throw JobError("command", a.command + " needs a job file");
     const Job job = load_job(a.job, a.overrides);
     if (a.command == "validate") {
+      if (!comm::root()) return kExitOk;
       std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
                   job.model.c_str(), job.integrator.c_str(),
                   static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
@@ -187,6 +197,7 @@ int cli_main(int argc, char** argv) {
     opt.progress_terminal = stderr_is_terminal();
     try {
       const auto s = run_job(job, opt, a.force);
+      if (!comm::root()) return kExitOk;
       if (!a.quiet)
         std::printf(
             "vigor: %lld trajectories x %lld steps on %s (%s) in %.3g s (%.3g traj-steps/s), "
@@ -198,19 +209,35 @@ int cli_main(int argc, char** argv) {
             s["output_dir"].get<std::string>().c_str());
     } catch (const JobError&) {
       throw;
+    } catch (const PeerFailure& e) {
+      return e.exit_code();  // the rank that failed has said why
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: run failed: %s\n", e.what());
+      std::fprintf(stderr, "error: %srun failed: %s\n", rank_prefix().c_str(), e.what());
       return kExitRuntime;
     }
     return kExitOk;
+  } catch (const PeerFailure& e) {
+    return e.exit_code();
   } catch (const JobError& e) {
+    // Every rank reads the same job: one message is enough.
+    if (!comm::root()) return kExitBadInput;
     std::fprintf(stderr, "error: %s\n", e.what());
     if (e.path() == "command") std::fputs(kUsage, stderr);
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s%s\n", rank_prefix().c_str(), e.what());
     return kExitRuntime;
   }
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  // MPI starts here only when an MPI launcher started this process (host/comm.hpp).
+  comm::init(&argc, &argv);
+  const int code = cli(argc, argv);
+  comm::finalize();
+  return code;
 }
 
 }  // namespace vigor::host

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,18 @@
 #include "host/output.hpp"
 
 namespace vigor::host {
+
+/// Thrown on the ranks of an MPI run that did not fail themselves when another rank did: the
+/// failing rank reports the error, the others exit with its code and say nothing.
+class PeerFailure : public std::runtime_error {
+ public:
+  explicit PeerFailure(int exit_code)
+      : std::runtime_error("another rank failed"), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
 
 struct RunOptions {
   int threads = 0;     ///< CPU threads (0: OpenMP default)

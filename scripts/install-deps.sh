@@ -2,13 +2,13 @@
 # Install vigor's build and test dependencies from Debian's packages. Idempotent: does nothing
 # (and needs no network) when everything is already installed.
 #
-# Required packages must install. Optional ones add features (HDF5 output, `vigor plot`, the h5py
-# and plot tests); when they cannot be installed the build goes on without them and says so.
+# Required packages must install. Optional ones add features (HDF5 output, `vigor plot`, MPI runs,
+# and their tests); when they cannot be installed the build goes on without them and says so.
 set -euo pipefail
 
 required=(cmake make g++ libeigen3-dev nlohmann-json3-dev libgtest-dev libgmock-dev
           libbenchmark-dev python3)
-optional=(libhdf5-dev python3-numpy python3-matplotlib python3-h5py)
+optional=(libhdf5-dev python3-numpy python3-matplotlib python3-h5py libopenmpi-dev openmpi-bin)
 
 missing_from() {
   local p
@@ -47,7 +47,7 @@ fi
 if [ ${#missing_optional[@]} -gt 0 ]; then
   echo "install-deps: installing optional ${missing_optional[*]}" >&2
   if ! { update && $SUDO apt-get install -y -qq --no-install-recommends "${missing_optional[@]}"; }; then
-    echo "install-deps: could not install ${missing_optional[*]}; building without HDF5 output" \
-         "and plots (their tests are skipped)" >&2
+    echo "install-deps: could not install ${missing_optional[*]}; building without HDF5 output," \
+         "plots or MPI (their tests are skipped)" >&2
   fi
 fi

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""MPI runs equal the one-process run: `mpirun -np R vigor run` for R = 1, 2, 4 against plain
+`vigor run`, on this machine (loopback, oversubscribed).
+
+usage: test_mpi.py VIGOR_BINARY SCRATCH_DIR
+
+Checks, for a Hénon–Heiles section survey with tangent diagnostics (sections, final states,
+chaos indicators, both series) and a loop ensemble (invariants.csv): every CSV byte for byte,
+summary.json equal except timings, memory and mpi_ranks, results.h5 equal after sorting its
+section rows; and that bad input under mpirun exits 2 with the message printed once.
+Exit 0 pass, 1 fail, 77 skip (no mpirun, or a vigor built without MPI).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+FAILURES = []
+# Keys that differ between runs by nature: clocks, memory, the rank count itself, the directory.
+VOLATILE = {"wall_seconds", "kernel_seconds", "trajectory_steps_per_second",
+            "trajectory_steps_per_second_wall", "peak_host_memory_bytes", "mpi_ranks",
+            "output_dir", "device"}
+
+
+def check(ok, what):
+    if not ok:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def env():
+    e = dict(os.environ)
+    # Open MPI refuses to start as root without these (CI containers run as root).
+    e["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    e["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    e["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    return e
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=600)
+
+
+def mpirun(np_, args):
+    return run(["mpirun", "--oversubscribe", "-np", str(np_)] + args)
+
+
+def jobs(scratch):
+    hh = {
+        "model": {"name": "henon_heiles"},
+        "integrator": {"name": "verlet", "dt": 0.01},
+        "steps": 4000,
+        "segment_steps": 900,
+        "ensemble": {"section_grid": {"energy": 0.125,
+                                      "axes": {"q1": [-0.4, 0.55, 23], "p1": [-0.45, 0.45, 19]}}},
+        "section": {"coordinate": "q0", "value": 0.0, "direction": "up", "max_crossings": 40},
+        "diagnostics": {"tangent": True},
+        "escape_radius": 0.6,
+    }
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                           "loop_pendulum.json")) as f:
+        loop = json.load(f)
+    loop["steps"] = min(loop["steps"], 3000)
+    loop.pop("output", None)
+    out = {}
+    for name, j in (("survey", hh), ("loop", loop)):
+        path = os.path.join(scratch, name + ".json")
+        with open(path, "w") as f:
+            json.dump(j, f)
+        out[name] = path
+    return out
+
+
+def files(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".csv"))
+
+
+def compare(ref, other, label):
+    check(files(ref) == files(other), f"{label}: files {files(other)} vs {files(ref)}")
+    for f in files(ref):
+        with open(os.path.join(ref, f), "rb") as a, open(os.path.join(other, f), "rb") as b:
+            check(a.read() == b.read(), f"{label}: {f} differs")
+    with open(os.path.join(ref, "summary.json")) as a, \
+            open(os.path.join(other, "summary.json")) as b:
+        sa, sb = json.load(a), json.load(b)
+    for k in sorted(set(sa) | set(sb)):
+        if k not in VOLATILE:
+            check(sa.get(k) == sb.get(k), f"{label}: summary.json {k}: {sb.get(k)} vs {sa.get(k)}")
+    return sb
+
+
+def compare_h5(ref, other, label):
+    try:
+        import h5py
+        import numpy as np
+    except ImportError:
+        return
+    if not os.path.exists(os.path.join(ref, "results.h5")):
+        return
+    with h5py.File(os.path.join(ref, "results.h5")) as a, \
+            h5py.File(os.path.join(other, "results.h5")) as b:
+        for g in ("final", "initial", "energy_series", "tangent_series"):
+            for k in a[g]:
+                check(np.array_equal(a[g][k][:], b[g][k][:], equal_nan=True),
+                      f"{label}: results.h5 /{g}/{k} differs")
+        oa = np.lexsort((a["sections/crossing"][:], a["sections/trajectory"][:]))
+        ob = np.lexsort((b["sections/crossing"][:], b["sections/trajectory"][:]))
+        for k in a["sections"]:
+            check(np.array_equal(a["sections"][k][:][oa], b["sections"][k][:][ob]),
+                  f"{label}: results.h5 /sections/{k} differs")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 1
+    vigor, scratch = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if shutil.which("mpirun") is None:
+        print("skip: no mpirun (Debian: openmpi-bin)")
+        return SKIP
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    j = jobs(scratch)
+    for name, job in j.items():
+        ref = os.path.join(scratch, name + "-plain")
+        p = run([vigor, "run", job, "--out", ref, "--quiet", "--threads", "1"])
+        if p.returncode != 0:
+            print(p.stdout, p.stderr)
+            return 1
+        for np_ in (1, 2, 4):
+            out = os.path.join(scratch, f"{name}-np{np_}")
+            p = mpirun(np_, [vigor, "run", job, "--out", out, "--quiet", "--threads", "1"])
+            if p.returncode != 0:
+                print(p.stdout, p.stderr)
+                check(False, f"{name} -np {np_}: exit {p.returncode}")
+                continue
+            s = compare(ref, out, f"{name} -np {np_}")
+            if np_ == 2 and "mpi_ranks" not in s:
+                print("skip: this vigor was built without MPI (ranks ran the whole job each)")
+                return SKIP
+            check(s.get("mpi_ranks", 1) == np_, f"{name} -np {np_}: mpi_ranks {s.get('mpi_ranks')}")
+    # results.h5 across rank counts (the section rows in the order each run drained them).
+    hj = os.path.join(scratch, "survey-h5.json")
+    with open(j["survey"]) as f:
+        spec = json.load(f)
+    spec["output"] = {"hdf5": True}
+    with open(hj, "w") as f:
+        json.dump(spec, f)
+    p1 = run([vigor, "run", hj, "--out", os.path.join(scratch, "h5-plain"), "--quiet"])
+    if p1.returncode == 0:
+        p4 = mpirun(4, [vigor, "run", hj, "--out", os.path.join(scratch, "h5-np4"), "--quiet"])
+        check(p4.returncode == 0, f"hdf5 -np 4: exit {p4.returncode}: {p4.stderr}")
+        if p4.returncode == 0:
+            compare_h5(os.path.join(scratch, "h5-plain"), os.path.join(scratch, "h5-np4"), "hdf5")
+    # Bad input: every rank exits 2, one message.
+    bad = os.path.join(scratch, "bad.json")
+    spec["integrator"]["dt"] = -0.1
+    with open(bad, "w") as f:
+        json.dump(spec, f)
+    p = mpirun(2, [vigor, "run", bad, "--out", os.path.join(scratch, "bad-out")])
+    check(p.returncode == 2, f"bad job under mpirun: exit {p.returncode}")
+    check(p.stderr.count("error: integrator.dt") == 1,
+          f"bad job under mpirun: message not printed exactly once: {p.stderr!r}")
+    check(not os.path.exists(os.path.join(scratch, "bad-out")), "bad job wrote its output dir")
+    # An output directory that holds results is refused on rank 0; the other ranks follow.
+    held = os.path.join(scratch, "survey-np2")
+    before = open(os.path.join(held, "final.csv"), "rb").read()
+    p = mpirun(2, [vigor, "run", j["survey"], "--out", held])
+    check(p.returncode == 2 and "output.dir" in p.stderr,
+          f"existing results under mpirun: exit {p.returncode}: {p.stderr!r}")
+    check(open(os.path.join(held, "final.csv"), "rb").read() == before,
+          "existing results were changed")
+    if FAILURES:
+        print(f"{len(FAILURES)} failure(s)")
+        return 1
+    print("mpirun -np 1, 2, 4 give the one-process outputs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
