@@ -1,10 +1,14 @@
 #include "host/array_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,13 +21,32 @@ namespace {
   throw ArrayFileError("'" + file + "': " + why);
 }
 
-std::string read_all(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) bad(file, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
+/// Only plain files: a directory cannot be read as a table, and a device or a FIFO (/dev/zero, a
+/// pipe) would be read without end or block forever. A missing file is left to the open, whose
+/// error names the reason.
+void check_regular_file(const std::string& file) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(file, ec);
+  if (std::filesystem::is_directory(st)) bad(file, "is a directory, not a file");
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    bad(file, "is not a regular file");
+}
+
+/// Up to `n` bytes from `in` (fewer at the end of the file).
+std::string read_bytes(std::ifstream& in, std::size_t n, const std::string& file) {
+  std::string s(n, '\0');
+  in.read(s.data(), std::streamsize(n));
   if (in.bad()) bad(file, "read error");
-  return s.str();
+  s.resize(std::size_t(in.gcount()));
+  return s;
+}
+
+/// A byte count for messages: exact below 2^63, else in exponent form.
+std::string byte_count(double bytes) {
+  if (bytes < 9.2e18) return std::to_string(std::int64_t(bytes));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", bytes);
+  return buf;
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -53,26 +76,41 @@ std::string header_value(const std::string& header, const std::string& key, cons
   return first == std::string::npos ? std::string() : v.substr(first, last - first + 1);
 }
 
-ArrayFile read_npy(const std::string& file) {
-  const std::string bytes = read_all(file);
+ArrayFile read_npy(const std::string& file, std::int64_t max_rows) {
+  // The header first: the shape is checked against the limit and the file size before any data
+  // is read (a header may claim any shape, and a sparse file any size).
+  std::ifstream in(file, std::ios::binary);
+  if (!in) bad(file, std::string("cannot open: ") + std::strerror(errno));
+  std::error_code ec;
+  const std::uintmax_t file_size = std::filesystem::file_size(file, ec);
+  if (ec) bad(file, "cannot read its size: " + ec.message());
+  const std::string prefix = read_bytes(in, 10, file);
   static const char kMagic[] = "\x93NUMPY";
-  if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0)
+  if (prefix.size() < 10 || prefix.compare(0, 6, kMagic, 6) != 0)
     bad(file, "not a NumPy .npy file (no \\x93NUMPY magic)");
-  const unsigned major = static_cast<unsigned char>(bytes[6]);
+  const unsigned major = static_cast<unsigned char>(prefix[6]);
+  const auto u8 = [](const std::string& b, std::size_t i) {
+    return std::size_t(static_cast<unsigned char>(b[i]));
+  };
   std::size_t header_len = 0, offset = 0;
-  const auto u8 = [&](std::size_t i) { return std::size_t(static_cast<unsigned char>(bytes[i])); };
   if (major == 1) {
-    header_len = u8(8) | (u8(9) << 8);
+    header_len = u8(prefix, 8) | (u8(prefix, 9) << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) bad(file, "truncated .npy header");
-    header_len = u8(8) | (u8(9) << 8) | (u8(10) << 16) | (u8(11) << 24);
+    const std::string more = read_bytes(in, 2, file);
+    if (more.size() < 2) bad(file, "truncated .npy header");
+    header_len = u8(prefix, 8) | (u8(prefix, 9) << 8) | (u8(more, 0) << 16) | (u8(more, 1) << 24);
     offset = 12;
   } else {
     bad(file, "unsupported .npy format version " + std::to_string(major));
   }
-  if (header_len > bytes.size() - offset) bad(file, "truncated .npy header");
-  const std::string header = bytes.substr(offset, header_len);
+  // NumPy writes headers of a few hundred bytes; a larger claim is not read into memory.
+  if (header_len > (std::size_t(1) << 20))
+    bad(file, "implausible .npy header length of " + std::to_string(header_len) + " bytes");
+  if (header_len > file_size - std::min<std::uintmax_t>(file_size, offset))
+    bad(file, "truncated .npy header");
+  const std::string header = read_bytes(in, header_len, file);
+  if (header.size() != header_len) bad(file, "truncated .npy header");
   const std::size_t data_offset = offset + header_len;
 
   std::string descr = header_value(header, "descr", file);
@@ -114,30 +152,45 @@ ArrayFile read_npy(const std::string& file) {
     bad(file, "expected a 2-D array (trajectories, state components), got shape " + shape);
   const std::int64_t rows = dims[0], cols = dims[1];
   if (cols > 1'000'000) bad(file, "shape " + shape + " has too many columns");
+  if (rows > max_rows)
+    bad(file, "shape " + shape + ": " + std::to_string(rows) + " rows is more than the " +
+                  std::to_string(max_rows) + " allowed");
   const double want = double(rows) * double(cols) * double(item);
-  const double have = double(bytes.size() - data_offset);
+  const double have = double(file_size - data_offset);
   if (want != have)
-    bad(file, "shape " + shape + " of " + descr + " needs " + std::to_string(std::int64_t(want)) +
-                  " bytes of data, the file holds " + std::to_string(std::int64_t(have)));
+    bad(file, "shape " + shape + " of " + descr + " needs " + byte_count(want) +
+                  " bytes of data, the file holds " + byte_count(have));
   ArrayFile a;
   a.rows = rows;
   a.cols = int(cols);
-  a.data.resize(std::size_t(rows) * std::size_t(cols));
-  const char* p = bytes.data() + data_offset;
+  const std::size_t n = std::size_t(rows) * std::size_t(cols);
+  try {
+    a.data.resize(n);
+  } catch (const std::bad_alloc&) {
+    bad(file, "shape " + shape + " does not fit in memory");
+  }
+  // Read in chunks, in storage order; element k of a Fortran-order array is (k % rows, k / rows).
   const bool column_major = fortran == "True";
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c) {
-      const std::size_t k = std::size_t(column_major ? c * rows + r : r * cols + c);
+  constexpr std::size_t kChunk = std::size_t(1) << 16;  // elements per read
+  std::vector<char> buf(kChunk * item);
+  for (std::size_t k0 = 0; k0 < n; k0 += kChunk) {
+    const std::size_t m = std::min(kChunk, n - k0);
+    in.read(buf.data(), std::streamsize(m * item));
+    if (std::size_t(in.gcount()) != m * item) bad(file, "read error (the file shrank?)");
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::size_t k = k0 + j;
       double v;
       if (item == 8) {
-        std::memcpy(&v, p + k * 8, 8);
+        std::memcpy(&v, buf.data() + j * 8, 8);
       } else {
         float f;
-        std::memcpy(&f, p + k * 4, 4);
+        std::memcpy(&f, buf.data() + j * 4, 4);
         v = f;
       }
-      a.data[std::size_t(r * cols + c)] = v;
+      a.data[column_major ? (k % std::size_t(rows)) * std::size_t(cols) + k / std::size_t(rows)
+                          : k] = v;
     }
+  }
   return a;
 }
 
@@ -163,7 +216,7 @@ bool parse_number(const std::string& f, double& v) {
   return end == f.c_str() + f.size();
 }
 
-ArrayFile read_csv(const std::string& file) {
+ArrayFile read_csv(const std::string& file, std::int64_t max_rows) {
   std::ifstream in(file);
   if (!in) bad(file, std::string("cannot open: ") + std::strerror(errno));
   ArrayFile a;
@@ -200,6 +253,9 @@ ArrayFile read_csv(const std::string& file) {
         a.text[std::size_t(a.rows) * std::size_t(a.cols) + c] = fields[c];
       }
     }
+    if (a.rows == max_rows)
+      bad(file, "line " + std::to_string(lineno) + ": more than the " + std::to_string(max_rows) +
+                    " rows allowed");
     a.data.insert(a.data.end(), row.begin(), row.end());
     a.line.push_back(lineno);
     ++a.rows;
@@ -210,10 +266,12 @@ ArrayFile read_csv(const std::string& file) {
 
 }  // namespace
 
-ArrayFile read_array_file(const std::string& file) {
-  if (ends_with(file, ".npy")) return read_npy(file);
-  if (ends_with(file, ".csv")) return read_csv(file);
-  bad(file, "unknown file type: expected a .npy or .csv file");
+ArrayFile read_array_file(const std::string& file, std::int64_t max_rows) {
+  const bool npy = ends_with(file, ".npy");
+  if (!npy && !ends_with(file, ".csv"))
+    bad(file, "unknown file type: expected a .npy or .csv file");
+  check_regular_file(file);
+  return npy ? read_npy(file, max_rows) : read_csv(file, max_rows);
 }
 
 }  // namespace vigor::host

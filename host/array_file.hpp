@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -32,7 +33,10 @@ struct ArrayFile {
 /// Read `file` by its extension: ".npy" (a 2-D array) or ".csv" (comma-separated; blank lines and
 /// lines starting with '#' skipped; a first row that is not all numbers is the header; below a
 /// header, fields that are not numbers are kept in `text`, without one they are errors). Values
-/// are returned as read: NaN and Inf are the caller's to judge. Throws ArrayFileError.
-ArrayFile read_array_file(const std::string& file);
+/// are returned as read: NaN and Inf are the caller's to judge. Only regular files are read (a
+/// directory, a device or a FIFO is refused), and a table of more than `max_rows` rows is refused
+/// (a .npy file before its data is read). Throws ArrayFileError.
+ArrayFile read_array_file(const std::string& file,
+                          std::int64_t max_rows = std::numeric_limits<std::int64_t>::max());
 
 }  // namespace vigor::host

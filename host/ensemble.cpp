@@ -65,10 +65,16 @@ std::vector<double> state_row(const Json& v, const std::string& path, const Mode
 /// `hi[c] >= lo[c]` for every c, failing on hi's element.
 void check_ordered(const std::vector<double>& lo, const std::vector<double>& hi,
                    const std::string& path) {
-  for (std::size_t c = 0; c < lo.size(); ++c)
+  for (std::size_t c = 0; c < lo.size(); ++c) {
     if (!(hi[c] >= lo[c]))
       fail(at(join(path, "hi"), c), "must be >= lo[" + std::to_string(c) + "] = " +
                                         format_number(lo[c]) + ", got " + format_number(hi[c]));
+    // The points are lo + (hi - lo) * f: an infinite width would make them inf or NaN.
+    if (!std::isfinite(hi[c] - lo[c]))
+      fail(at(join(path, "hi"), c), "the width hi - lo overflows a double (lo[" +
+                                        std::to_string(c) + "] = " + format_number(lo[c]) +
+                                        "), got " + format_number(hi[c]));
+  }
 }
 
 /// Point k of `count` points from lo to hi inclusive; one point is lo. The ends are exact.
@@ -141,9 +147,12 @@ Ensemble from_file(const Json& spec, const std::string& path, const ModelInfo& m
   if (!fj.is_string() || fj.get<std::string>().empty())
     fail(file_path, "expected the name of a .npy or .csv file, got " + show(fj));
   const std::string file = fj.get<std::string>();
+  // The system would cut the name at the NUL ("a.csv\u0000.npy" would read a.csv as .npy).
+  if (file.find('\0') != std::string::npos)
+    fail(file_path, "must not contain a NUL character, got " + show(fj));
   ArrayFile t;
   try {
-    t = read_array_file(file);
+    t = read_array_file(file, kMaxTrajectories);
   } catch (const ArrayFileError& err) {
     fail(file_path, err.what());
   }
@@ -356,6 +365,9 @@ Ensemble from_section_grid(const Json& spec, const std::string& path, const Mode
     const double hi = number(a[1], at(key_path, 1));
     if (!(hi >= lo))
       fail(at(key_path, 1), "must be >= lo = " + format_number(lo) + ", got " + show(a[1]));
+    if (!std::isfinite(hi - lo))
+      fail(at(key_path, 1), "the width hi - lo overflows a double (lo = " + format_number(lo) +
+                                "), got " + show(a[1]));
     const std::int64_t n = integer(a[2], at(key_path, 2), 1, kMaxAxisCount);
     total *= double(n);
     role[c] = 1;

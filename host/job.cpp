@@ -83,8 +83,46 @@ std::string show(const Json& v) {
   return s;
 }
 
+namespace {
+
+/// `s` with every byte that is not part of well-formed UTF-8 written as \xNN: messages quote job
+/// text and file contents (the parser's "last read", a CSV field), and stderr must stay text.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    const std::size_t len = c < 0x80   ? 1
+                            : c < 0xC2 ? 0
+                            : c < 0xE0 ? 2
+                            : c < 0xF0 ? 3
+                            : c < 0xF5 ? 4
+                                       : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
+    // No overlong forms, no UTF-16 surrogates, nothing above U+10FFFF.
+    if (ok && len > 2) {
+      const unsigned char d = byte(i + 1);
+      ok = !(c == 0xE0 && d < 0xA0) && !(c == 0xED && d >= 0xA0) && !(c == 0xF0 && d < 0x90) &&
+           !(c == 0xF4 && d >= 0x90);
+    }
+    if (ok) {
+      out.append(s, i, len);
+      i += len;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", unsigned(c));
+      out += buf;
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw JobError(path, what);
+  throw JobError(path, printable(what));
 }
 
 void check_keys(const Json& obj, const std::string& path, const std::vector<std::string>& known,
@@ -618,6 +656,9 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
     if (const Json* dir = find(*out, "dir")) {
       job.output_dir = string_value(*dir, "output.dir");
       if (job.output_dir.empty()) fail("output.dir", "must be a non-empty path, got \"\"");
+      // The system would cut the path at the NUL ("res\u0000x" would write into "res").
+      if (job.output_dir.find('\0') != std::string::npos)
+        fail("output.dir", "must not contain a NUL character, got " + show(*dir));
     }
     auto flag = [&](const char* key, bool& into) {
       if (const Json* v = find(*out, key)) {

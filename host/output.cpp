@@ -104,7 +104,8 @@ OutputDir::OutputDir(const std::string& target, bool force)
     : target_(normalised(target)), force_(force) {
   std::error_code ec;
   const std::string shown = "\"" + target + "\"";
-  if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
+  // symlink_status: a dangling or looping symbolic link exists too (and is not a directory).
+  if (fs::exists(fs::symlink_status(target_, ec)) && !fs::is_directory(target_, ec))
     throw JobError("output.dir", shown + " exists and is not a directory");
   if (holds_anything(target_) && !force_)
     throw JobError("output.dir",
@@ -115,8 +116,10 @@ OutputDir::OutputDir(const std::string& target, bool force)
     throw JobError("output.dir", shown + " does not name a directory to create");
   fs::path parent = target_.parent_path();
   if (parent.empty()) parent = ".";
-  // The ancestors that do not exist yet are created here, and removed again if the run fails.
-  for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+  // The ancestors that do not exist yet are created here, and removed again if the run fails. A
+  // dangling or looping symbolic link on the way is not created here: never removed.
+  for (fs::path p = parent; !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
     created_.push_back(p);
     if (p == p.parent_path()) break;
   }
