@@ -709,6 +709,18 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   if (!overrides.precision.empty())
     job.precision =
         parse_precision(overrides.precision, "--precision", show(Json(overrides.precision)));
+#if defined(VIGOR_HAVE_CUDA)
+  // A model registered without CUDA engines (host/custom_model.hpp; they come from a .cu file,
+  // host/custom_model_cuda.cuh) runs on the CPU only: auto picks the CPU, cuda is bad input.
+  if (!model.make_cuda_engine) {
+    if (job.backend == BackendKind::kCuda)
+      fail(overrides.backend.empty() ? "backend" : "--backend",
+           "model " + model.name +
+               " has no CUDA engine in this program (it was registered without one); use \"cpu\" "
+               "or \"auto\", got \"cuda\"");
+    job.backend = BackendKind::kCpu;
+  }
+#endif
   check_run_precision(model, job);
   if (job.tangent && job.precision == Precision::kFloat)
     fail(overrides.precision.empty() ? "precision" : "--precision",

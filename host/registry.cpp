@@ -1,13 +1,10 @@
 #include "host/registry.hpp"
 
-#include <cmath>
-#include <cstdio>
+#include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
-#include "kernels/core/mechanics.hpp"
-#include "kernels/integrators/protocol.hpp"
-#include "kernels/tangent.hpp"
-#include "kernels/state.hpp"
+#include "host/model_info.hpp"
 #include "vigor/all_integrators.hpp"
 #include "vigor/all_models.hpp"
 
@@ -28,104 +25,21 @@ int cuda_runtime_device_count(std::string* why);  // host/backends/cuda_runtime.
 
 namespace {
 
-/// "<index> is <value>, above the tolerance <limit>".
-std::string defect_text(int index, double value, double limit) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%d is %.3g, above the tolerance %.3g", index, value, limit);
-  return buf;
+constexpr bool same_text(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
 }
 
-/// Whether a (q, p) state satisfies the model's constraints g(q) = 0 and G(q) v = 0.
-template <class M>
-std::string check_phase_state(const M& m, const double* state) {
-  constexpr int n = M::dof;
-  constexpr int k = kernels::constraint_count<M>;
-  kernels::Vec<double, n> q, p;
-  for (int i = 0; i < n; ++i) {
-    q[i] = state[i];
-    p[i] = state[n + i];
-  }
-  const kernels::Vec<double, n> v = kernels::velocity_of(m, q, p);
-  kernels::Vec<double, k> g;
-  double G[k][n];
-  kernels::constraint_jacobian(m, q, g, G);
-  // The models write each constraint in length units (|q| - l to first order), so g compares
-  // with the size of q and G v with the size of v: round-off of a state on the manifold is
-  // ~1e-16 of those.
-  const double gtol = kManifoldTolerance * kernels::max_abs(q);
-  const double vtol = kManifoldTolerance * kernels::max_abs(v);
-  for (int a = 0; a < k; ++a) {
-    if (!(std::abs(g[a]) <= gtol))
-      return "not on the constraint manifold: |g(q)| of constraint " +
-             defect_text(a, std::abs(g[a]), gtol) +
-             " (give positions that satisfy the constraints)";
-    double gv = 0.0;
-    for (int i = 0; i < n; ++i) gv += G[a][i] * v[i];
-    if (!(std::abs(gv) <= vtol))
-      return "velocity not tangent to the constraint manifold: |G(q) v| of constraint " +
-             defect_text(a, std::abs(gv), vtol) +
-             " (the momenta must satisfy the differentiated constraints)";
-  }
-  return {};
-}
-
+/// A built-in model: describe_model plus every integrator of integrators.def that handles it.
 template <template <class> class ModelT>
-ModelInfo describe_model() {
-  using M = ModelT<double>;
-  using Ops = kernels::StateOps<M, double>;
-  ModelInfo info;
-  info.name = M::kName;
-  info.description = M::kDescription;
-  info.kind = !kernels::PhaseModel<M>       ? "lie_group"
-              : kernels::LagrangianModel<M> ? "lagrangian"
-                                            : "separable";
-  info.dof = M::dof;
-  info.dim = Ops::kDim;
-  info.constraints = kernels::constraint_count<M>;
-  if constexpr (kernels::PhaseModel<M>) info.forced = kernels::ForcedModel<M>;
-  info.params.assign(M::kParams.begin(), M::kParams.end());
-  if constexpr (requires { M::kStateNames; }) {
-    for (const char* s : M::kStateNames) info.state_names.emplace_back(s);
-  } else {
-    // Appending (not "q" + to_string) sidesteps a GCC 12 false -Wrestrict warning.
-    for (const char* prefix : {"q", "p"}) {
-      for (int i = 0; i < M::dof; ++i) {
-        std::string name(prefix);
-        name.append(std::to_string(i));
-        info.state_names.push_back(name);
-      }
-    }
-  }
-  if constexpr (requires { M::kMomentumNames; })
-    for (const char* s : M::kMomentumNames) info.momentum_names.emplace_back(s);
-#define VIGOR_INTEGRATOR(name, Type, header)                                       \
-  if (kernels::integrator_supports<kernels::Type<double>, M>) {                    \
-    info.integrators.push_back(#name);                                             \
-    if (kernels::tangent_built<kernels::Type<double>, M>)                          \
-      info.tangent_integrators.push_back(#name);                                   \
-  }
+ModelInfo describe_builtin_model() {
+  ModelInfo info = describe_model<ModelT>();
+#define VIGOR_INTEGRATOR(name, Type, header)                                     \
+  static_assert(same_text(kernels::Type<double>::kName, #name),                  \
+                "integrators.def: the job name must be the integrator's kName"); \
+  add_integrator<ModelT, kernels::Type>(info);
 #include "kernels/integrators/integrators.def"
 #undef VIGOR_INTEGRATOR
-  info.energy = [](const double* params, const double* state) {
-    const M m = M::from_params(params);
-    typename Ops::State s;
-    Ops::load(m, state, 1, s);
-    return double(Ops::energy(m, s));
-  };
-  if constexpr (kernels::SeparableModel<M>)
-    info.inv_mass = [](const double* params, int i) { return M::from_params(params).inv_mass(i); };
-  info.check_state = [](const double* params, const double* state) -> std::string {
-    const M m = M::from_params(params);
-    if constexpr (requires(typename Ops::State s) { Ops::manifold_defect(m, s); }) {
-      typename Ops::State s;
-      Ops::load(m, state, 1, s);
-      return Ops::manifold_defect(m, s);
-    } else if constexpr (kernels::ConstrainedModel<M>) {
-      return check_phase_state(m, state);
-    } else {
-      return {};
-    }
-  };
   return info;
 }
 
@@ -153,15 +67,99 @@ int ModelInfo::state_index(const std::string& s) const {
   return -1;
 }
 
-const std::vector<ModelInfo>& model_infos() {
-  static const std::vector<ModelInfo> infos = [] {
-    std::vector<ModelInfo> v;
-#define VIGOR_MODEL(name, Type, header) v.push_back(describe_model<models::Type>());
+namespace {
+
+/// The model list and whether it is still open for registration (see register_model).
+struct ModelRegistry {
+  std::vector<ModelInfo> models;
+  std::atomic<bool> closed{false};
+};
+
+ModelRegistry& model_registry() {
+  static ModelRegistry r;
+  static const bool filled = [] {
+#define VIGOR_MODEL(name, Type, header)                                  \
+  {                                                                      \
+    static_assert(same_text(models::Type<double>::kName, #name),         \
+                  "models.def: the job name must be the model's kName"); \
+    ModelInfo info = describe_builtin_model<models::Type>();             \
+    info.make_cpu_engine = &make_cpu_engine_##name;                      \
+    VIGOR_CUDA_FACTORY(name)                                             \
+    r.models.push_back(std::move(info));                                 \
+  }
+#if defined(VIGOR_HAVE_CUDA)
+#define VIGOR_CUDA_FACTORY(name) info.make_cuda_engine = &make_cuda_engine_##name;
+#else
+#define VIGOR_CUDA_FACTORY(name)
+#endif
 #include "models/models.def"
+#undef VIGOR_CUDA_FACTORY
 #undef VIGOR_MODEL
-    return v;
+    return true;
   }();
-  return infos;
+  (void)filled;
+  return r;
+}
+
+bool job_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+template <class Names>
+std::string first_repeat(const Names& names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::string(names[i]) == std::string(names[j])) return std::string(names[i]);
+  return {};
+}
+
+}  // namespace
+
+const std::vector<ModelInfo>& model_infos() {
+  ModelRegistry& r = model_registry();
+  r.closed = true;
+  return r.models;
+}
+
+void register_model(ModelInfo info) {
+  ModelRegistry& r = model_registry();
+  const std::string what = "register_model: model \"" + info.name + "\": ";
+  auto bad = [&](const std::string& why) { throw std::invalid_argument(what + why); };
+  if (r.closed)
+    throw std::logic_error(what +
+                           "registration is closed: register every model before the first "
+                           "model_infos(), find_model() or cli_main() call");
+  if (!job_name(info.name))
+    bad("the name (its kName) must be a non-empty job name of lower-case letters, digits and "
+        "underscores");
+  for (const ModelInfo& m : r.models)
+    if (m.name == info.name)
+      bad(m.builtin ? "the name is taken by a built-in model (vigor list); give the model "
+                      "another kName"
+                    : "a model of this name is already registered");
+  if (info.integrators.empty()) bad("no integrators: name at least one that handles the model");
+  for (const std::string& i : info.integrators)
+    if (!find_integrator(i)) bad("\"" + i + "\" is not one of vigor's integrators (vigor list)");
+  if (const std::string d = first_repeat(info.integrators); !d.empty())
+    bad("integrator \"" + d + "\" is named twice");
+  for (const std::string& i : info.tangent_integrators)
+    if (std::find(info.integrators.begin(), info.integrators.end(), i) == info.integrators.end())
+      bad("tangent integrator \"" + i + "\" is not among its integrators");
+  std::vector<std::string> params;
+  for (const auto& p : info.params) params.emplace_back(p.name);
+  if (const std::string d = first_repeat(params); !d.empty())
+    bad("parameter \"" + d + "\" is declared twice in kParams");
+  if (info.dim < 1 || int(info.state_names.size()) != info.dim)
+    bad("it has " + std::to_string(info.state_names.size()) + " state names for " +
+        std::to_string(info.dim) + " state components");
+  if (const std::string d = first_repeat(info.state_names); !d.empty())
+    bad("state name \"" + d + "\" is used twice");
+  if (!info.energy || !info.check_state || !info.make_cpu_engine)
+    bad("the energy, the state check and the CPU engine factory are required");
+  info.builtin = false;
+  r.models.push_back(std::move(info));
 }
 
 const std::vector<IntegratorInfo>& integrator_infos() {
@@ -211,21 +209,19 @@ BackendKind resolve_backend(BackendKind requested) {
 }
 
 std::unique_ptr<Engine> make_engine(const EngineRequest& r, BackendKind backend) {
+  const ModelInfo* model = find_model(r.model);
+  if (!model) throw std::runtime_error("no engine for unknown model '" + r.model + "'");
   std::unique_ptr<Engine> e;
   if (backend == BackendKind::kCuda) {
     if (cuda_device_count() == 0)
       throw std::runtime_error("backend cuda: no usable CUDA device: " + cuda_unavailable_reason());
-#if defined(VIGOR_HAVE_CUDA)
-#define VIGOR_MODEL(name, Type, header) \
-  if (r.model == #name) e = make_cuda_engine_##name(r);
-#include "models/models.def"
-#undef VIGOR_MODEL
-#endif
+    if (!model->make_cuda_engine)
+      throw std::runtime_error("backend cuda: model '" + r.model +
+                               "' has no CUDA engine in this program (it was registered "
+                               "without one); use backend cpu");
+    e = model->make_cuda_engine(r);
   } else {
-#define VIGOR_MODEL(name, Type, header) \
-  if (r.model == #name) e = make_cpu_engine_##name(r);
-#include "models/models.def"
-#undef VIGOR_MODEL
+    e = model->make_cpu_engine(r);
   }
   if (!e)
     throw std::runtime_error("no engine for model '" + r.model + "' and integrator '" +

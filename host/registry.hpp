@@ -1,6 +1,7 @@
 /// @file registry.hpp
 /// @brief Run-time view of the compile-time registries (models/models.def,
-/// kernels/integrators/integrators.def): names, parameters, options, and engine construction.
+/// kernels/integrators/integrators.def) and of the models a program registers at run time
+/// (host/custom_model.hpp): names, parameters, options, and engine construction.
 #pragma once
 
 #include <memory>
@@ -11,6 +12,10 @@
 #include "kernels/core/specs.hpp"
 
 namespace vigor::host {
+
+/// Builds the engine of one model for a request (any integrator and precision it was compiled
+/// for); nullptr when the request's integrator is not among them.
+using EngineFactory = std::unique_ptr<Engine> (*)(const EngineRequest&);
 
 struct ModelInfo {
   std::string name;
@@ -35,6 +40,12 @@ struct ModelInfo {
   /// "" when the state lies on the model's manifold (constraints and their velocity form within
   /// kManifoldTolerance, relative), else what is off, with the sizes.
   std::string (*check_state)(const double* params, const double* state) = nullptr;
+  /// The CPU engines (always present) and the CUDA engines (nullptr in a build without CUDA, and
+  /// for a registered model given no CUDA factory: host/custom_model_cuda.cuh).
+  EngineFactory make_cpu_engine = nullptr;
+  EngineFactory make_cuda_engine = nullptr;
+  /// true for the models of models/models.def, false for those registered by a program.
+  bool builtin = true;
 
   /// Index of a state name, or -1.
   int state_index(const std::string& s) const;
@@ -52,6 +63,9 @@ struct IntegratorInfo {
   std::vector<kernels::ParamSpec> options;
 };
 
+/// The built-in models in models/models.def order, then the registered ones in registration
+/// order. The first call (or find_model) closes registration, so the list and the pointers into
+/// it never change afterwards.
 const std::vector<ModelInfo>& model_infos();
 const std::vector<IntegratorInfo>& integrator_infos();
 const ModelInfo* find_model(const std::string& name);
@@ -60,6 +74,17 @@ const ModelInfo* find_model(const std::string& name);
 /// typed with 12 significant digits, tight enough that no run starts visibly off the manifold.
 inline constexpr double kManifoldTolerance = 1e-9;
 const IntegratorInfo* find_integrator(const std::string& name);
+
+/// Add a model to the registry at run time. Most programs call the
+/// template host::register_model<Model, Integrators...>() of host/custom_model.hpp, which fills
+/// `info` from the model's class template and compiles its engines. Throws std::invalid_argument
+/// (naming the model and what is wrong) when the name is not a job name ([a-z0-9_]+) or is
+/// already taken (by a built-in model or an earlier registration), when an integrator name is not
+/// one of vigor's integrators or repeats, when there are no integrators, parameter or state names
+/// repeat, the state names do not match dim, or the CPU factory is missing; throws std::logic_error
+/// once registration is closed (the first model_infos() or find_model() call, e.g. by cli_main).
+/// `info.builtin` is set to false. Not thread-safe: register from main, before anything else.
+void register_model(ModelInfo info);
 
 /// Number of usable CUDA devices (0 in a build without CUDA, without a driver or without a GPU).
 int cuda_device_count();
