@@ -3,7 +3,9 @@
 /// vigor::host::read_array_file.
 ///
 /// The bytes are written to a scratch file named .npy when they start with NumPy's magic string,
-/// else .csv, and read back. Every input must give a table or an ArrayFileError; anything else
+/// else .csv, and read back. The file lies in $VIGOR_FUZZ_TMPDIR (run_fuzz.sh points it to a
+/// tmpfs when there is one: thirty times more inputs per second than on a disk), else in the
+/// working directory. Every input must give a table or an ArrayFileError; anything else
 /// (another exception, a crash, a hang, a sanitizer report, a table whose size does not match its
 /// shape) is a finding. Built and run by fuzz/run_fuzz.sh.
 #include <unistd.h>
@@ -19,7 +21,10 @@
 #include "host/array_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string stem = "vigor-fuzz-input-" + std::to_string(getpid());
+  static const std::string stem = [] {
+    const char* dir = std::getenv("VIGOR_FUZZ_TMPDIR");
+    return std::string(dir && *dir ? dir : ".") + "/vigor-fuzz-input-" + std::to_string(getpid());
+  }();
   const bool npy = size >= 6 && std::memcmp(data, "\x93NUMPY", 6) == 0;
   const std::string file = stem + (npy ? ".npy" : ".csv");
   {

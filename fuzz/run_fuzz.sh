@@ -33,6 +33,13 @@ if [ ! -f "$build/generated/vigor/all_models.hpp" ]; then
   exit 1
 fi
 
+# One run at a time per build directory (a second one waits): they share the build and run dirs.
+mkdir -p "$fz"
+if command -v flock >/dev/null 2>&1; then
+  exec 9> "$fz/lock"
+  flock 9
+fi
+
 # --- clang with libFuzzer, ASan and UBSan, or skip ---------------------------------------------
 cxx=${VIGOR_FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
@@ -60,7 +67,7 @@ fi
 start=$(date +%s)
 # A build directory configured with another compiler is started afresh.
 if [ -f "$fz/build/CMakeCache.txt" ] &&
-   ! grep -qx "CMAKE_CXX_COMPILER:FILEPATH=$cxx" "$fz/build/CMakeCache.txt"; then
+   [ "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$fz/build/CMakeCache.txt")" != "$cxx" ]; then
   rm -rf "$fz/build"
 fi
 configure=(-S "$src/fuzz" -B "$fz/build" -DCMAKE_CXX_COMPILER="$cxx"
@@ -84,6 +91,12 @@ rm -rf "$run"
 mkdir -p "$run/work" "$findings"
 # The file-ensemble seeds name these files relative to the working directory.
 cp "$src"/fuzz/seeds/files/* "$run/work/"
+# fuzz_array_file writes each input to a file: on a tmpfs when there is one (much faster).
+tmp=$run/work
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  tmp=$(mktemp -d /dev/shm/vigor-fuzz.XXXXXX)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 corpus_dir() {  # the corpus of target $1, seeded
   local dir
@@ -104,7 +117,7 @@ fuzz() {  # target, seconds, corpus, extra flags
   local log=$run/$target.log
   echo "run_fuzz: $target for $seconds s on $(ls "$corpus" | wc -l) seeds (log: $log)"
   if (cd "$run/work" &&
-      UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+      UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} VIGOR_FUZZ_TMPDIR=$tmp \
       "$fz/build/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -timeout=20 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
         -artifact_prefix="$findings/$target-" "$@" "$corpus" > "$log" 2>&1); then

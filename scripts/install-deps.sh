@@ -8,7 +8,8 @@ set -euo pipefail
 
 required=(cmake make g++ libeigen3-dev nlohmann-json3-dev libgtest-dev libgmock-dev
           libbenchmark-dev python3)
-optional=(libhdf5-dev python3-numpy python3-matplotlib python3-h5py libopenmpi-dev openmpi-bin)
+optional=(libhdf5-dev python3-numpy python3-matplotlib python3-h5py libopenmpi-dev openmpi-bin
+          clang libclang-rt-dev)
 
 missing_from() {
   local p
