@@ -12,6 +12,7 @@
 #include "host/progress.hpp"
 #include "host/registry.hpp"
 #include "host/run.hpp"
+#include "host/stop.hpp"
 #include "vigor/version.hpp"
 
 namespace vigor::host {
@@ -195,6 +196,7 @@ int cli(int argc, char** argv) {
     opt.threads = a.threads;
     opt.quiet = a.quiet;
     opt.progress_terminal = stderr_is_terminal();
+    install_stop_handlers();
     try {
       const auto s = run_job(job, opt, a.force);
       if (!comm::root()) return kExitOk;
@@ -211,6 +213,9 @@ int cli(int argc, char** argv) {
       throw;
     } catch (const PeerFailure& e) {
       return e.exit_code();  // the rank that failed has said why
+    } catch (const Interrupted& e) {
+      if (comm::root()) std::fprintf(stderr, "vigor: %s\n", e.what());
+      return kExitRuntime;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %srun failed: %s\n", rank_prefix().c_str(), e.what());
       return kExitRuntime;

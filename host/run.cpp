@@ -11,6 +11,7 @@
 #include "host/hdf5_results.hpp"
 #include "host/invariants.hpp"
 #include "host/progress.hpp"
+#include "host/stop.hpp"
 #include "host/registry.hpp"
 #include "vigor/version.hpp"
 
@@ -185,6 +186,11 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
     done = end;
     ++res.segments;
     sample_series(double(done) * job.dt);
+    // A stop signal on any rank ends every rank here, between segments.
+    if (const int sig = int(comm::max(double(stop_requested()))); sig != 0) {
+      progress.finish(ps);
+      throw Interrupted(sig, done, job.steps);
+    }
     ps.steps_done = done;
     ps.segments_done = res.segments;
     ps.crossings = res.hits;
@@ -319,6 +325,8 @@ nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool f
       if (spill) spill->append(b);
       if (h5) h5->append_sections(b);
     });
+  } catch (const Interrupted&) {
+    throw;  // every rank stops at the same segment end: nobody is left waiting
   } catch (const std::exception& e) {
     // Mid-run, the other ranks wait in a collective call: end them all. Rank 0's temporary
     // directory stays beside the target (never the target itself).

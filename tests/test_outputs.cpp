@@ -1,6 +1,9 @@
 // The outputs around the run: the per-segment energy series, the progress report, the output
 // block of the job file (csv, hdf5) and results.h5 as far as C++ sees it (tests/hdf5/ reads it
 // back with h5py and compares it with the CSV files of the same run).
+#include <signal.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -10,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -297,4 +301,48 @@ TEST(Hdf5, UnwritableFileIsARuntimeErrorNamingIt) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(bad.string()), std::string::npos) << e.what();
   }
+}
+
+// --- Stop signals ---------------------------------------------------------------------------------
+
+// SIGTERM (and SIGINT) mid-run: the segment in progress finishes, nothing is left on disk — neither
+// the target nor the temporary directory beside it — and vigor exits 3 saying where it stopped.
+TEST(StopSignal, SigtermEndsTheRunBetweenSegmentsAndLeavesNothing) {
+  TempDir tmp("signal");
+  Json j = henon_heiles_job(tmp.path / "out");
+  j["steps"] = 100000000;  // hours: only the signal ends it
+  j["segment_steps"] = 2000;
+  const fs::path job = tmp.path / "job.json";
+  std::ofstream(job) << j.dump();
+  const fs::path err = tmp.path / "stderr";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    ::execl(VIGOR_BIN, VIGOR_BIN, "run", job.c_str(), "--threads", "1", (char*)nullptr);
+    ::_exit(127);
+  }
+  // Wait until the run is under way (its temporary directory exists), then stop it.
+  bool started = false;
+  for (int k = 0; k < 200 && !started; ++k) {
+    ::usleep(50000);
+    for (const auto& e : fs::directory_iterator(tmp.path))
+      if (e.path().filename().string().find("out") != std::string::npos) started = true;
+  }
+  EXPECT_TRUE(started);
+  ::usleep(300000);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  std::ifstream in(err);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("interrupted by SIGTERM at step "), std::string::npos) << text;
+  // Only the job and the captured stderr remain.
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp.path)) left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"job.json", "stderr"}));
 }
