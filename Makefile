@@ -1,10 +1,11 @@
 # Thin wrapper over CMake: the two Quick start commands (demo, test) and the GPU/bench checks.
 BUILD     ?= build
 GPU_BUILD ?= build-gpu
+SAN_BUILD ?= build-sanitize
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test demo bench gpu-check format clean
+.PHONY: all deps configure build test test-sanitize demo bench gpu-check format clean
 
 all: build
 
@@ -29,6 +30,18 @@ demo: build
 	@echo "demo: Henon-Heiles section at E = 1/8 in results/henon_heiles/ (sections.csv: y = q1, p_y = p1;"
 	@echo "      figure: results/henon_heiles/plots/section.png)"
 
+# The CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (any report fails the test).
+# Left out: the MPI test (Open MPI's own allocations read as leaks), and the package and fuzz tests,
+# which build other programs against this build's objects with their own flags.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+test-sanitize: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIGOR_ENABLE_CUDA=OFF \
+	      -DVIGOR_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	      -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" $(CMAKE_ARGS) >/dev/null
+	cmake --build $(SAN_BUILD) -j$(JOBS)
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j$(JOBS) -E "^mpi\.|custom_model|fuzz"
+
 bench: build
 	./$(BUILD)/bench/vigor-bench --json bench/results/latest.json
 
@@ -44,4 +57,4 @@ format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp' '*.cuh' '*.cu')
 
 clean:
-	rm -rf $(BUILD) $(GPU_BUILD)
+	rm -rf $(BUILD) $(GPU_BUILD) $(SAN_BUILD)

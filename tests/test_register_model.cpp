@@ -14,6 +14,7 @@
 
 #include "host/custom_model.hpp"
 #include "host/job.hpp"
+#include "host/run.hpp"
 #include "models/henon_heiles.hpp"
 #include "models/pendulum.hpp"
 
@@ -103,15 +104,7 @@ struct Outcome {
 };
 
 Outcome run_cpu(const Job& job) {
-  EngineRequest r;
-  r.model = job.model;
-  r.integrator = job.integrator;
-  r.precision = job.precision;
-  r.params = job.params;
-  r.options = job.options;
-  r.dt = job.dt;
-  r.section = job.section;
-  std::unique_ptr<Engine> e = make_engine(r, BackendKind::kCpu);
+  std::unique_ptr<Engine> e = make_engine(make_request(job, RunOptions{}), BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
   Outcome out;
   do e->launch(job.steps);
