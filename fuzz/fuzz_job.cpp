@@ -58,7 +58,8 @@ void check_job(const Job& job, const std::string& text) {
   if (job.has_section) {
     const auto& s = job.section;
     if (s.every < 1 || s.max_crossings < 0) broken("section counts out of range", text);
-    if (s.coordinate < 0 || s.coordinate >= model->dim) broken("section coordinate out of range", text);
+    if (s.coordinate < 0 || s.coordinate >= model->dim)
+      broken("section coordinate out of range", text);
   }
   if (job.output_dir.empty()) broken("empty output directory", text);
 }
@@ -71,15 +72,75 @@ using Rng = std::minstd_rand;
 /// Keys and names of job files (the dictionary's words, for the structural mutator).
 const std::vector<std::string>& words() {
   static const std::vector<std::string> w = [] {
-    std::vector<std::string> v{
-        "model", "name", "params", "integrator", "dt", "newton_iterations", "gamma", "beta",
-        "steps", "segment_steps", "ensemble", "states", "file", "path", "box", "lo", "hi",
-        "counts", "random_box", "count", "seed", "section_grid", "energy", "axes", "fixed", "loop",
-        "center", "plane", "shape", "circle", "ellipse", "polygon", "radius", "radii", "vertices",
-        "points", "every", "parallelepiped", "edge", "section", "coordinate", "value", "direction",
-        "up", "down", "both", "max_crossings", "stroboscopic", "escape_radius", "newton_tolerance",
-        "diagnostics", "tangent", "backend", "auto", "cpu", "cuda", "precision", "double", "float",
-        "output", "dir", "hdf5", "csv", "states.csv", "plain.csv", "states.npy", "", "Pi0", "R11"};
+    std::vector<std::string> v{"model",
+                               "name",
+                               "params",
+                               "integrator",
+                               "dt",
+                               "newton_iterations",
+                               "gamma",
+                               "beta",
+                               "steps",
+                               "segment_steps",
+                               "ensemble",
+                               "states",
+                               "file",
+                               "path",
+                               "box",
+                               "lo",
+                               "hi",
+                               "counts",
+                               "random_box",
+                               "count",
+                               "seed",
+                               "section_grid",
+                               "energy",
+                               "axes",
+                               "fixed",
+                               "loop",
+                               "center",
+                               "plane",
+                               "shape",
+                               "circle",
+                               "ellipse",
+                               "polygon",
+                               "radius",
+                               "radii",
+                               "vertices",
+                               "points",
+                               "every",
+                               "parallelepiped",
+                               "edge",
+                               "section",
+                               "coordinate",
+                               "value",
+                               "direction",
+                               "up",
+                               "down",
+                               "both",
+                               "max_crossings",
+                               "stroboscopic",
+                               "escape_radius",
+                               "newton_tolerance",
+                               "diagnostics",
+                               "tangent",
+                               "backend",
+                               "auto",
+                               "cpu",
+                               "cuda",
+                               "precision",
+                               "double",
+                               "float",
+                               "output",
+                               "dir",
+                               "hdf5",
+                               "csv",
+                               "states.csv",
+                               "plain.csv",
+                               "states.npy",
+                               "",
+                               "Pi0",
+                               "R11"};
     for (const auto& m : vigor::host::model_infos()) {
       v.push_back(m.name);
       for (const auto& p : m.params) v.push_back(p.name);
@@ -97,13 +158,26 @@ const std::vector<std::string>& words() {
 /// Numbers at the edges of what the parser checks: signs, zero, tiny, huge, the caps (1e5 in the
 /// fuzz build, 1e9, 2^20 loop points, 8192 DFT points), integer limits, float limits.
 Json edge_number(Rng& rng) {
-  static const double doubles[] = {0.0,     -0.0,    0.5,     -1.0,    1e-300,  5e-324, 1e-45,
-                                   1e-38,   3.5e38,  1e300,   1.7976931348623157e308,
-                                   -1e308,  0.125,   6.283185307179586,       1e-9,   1e15};
-  static const std::int64_t ints[] = {0,       1,          2,         3,        -1,
-                                      16,      8192,       8193,      1 << 20,  (1 << 20) + 1,
-                                      99999,   100000,     100001,    1000000000,
-                                      1000000000000000000, INT64_MAX, INT64_MIN};
+  static const double doubles[] = {0.0,
+                                   -0.0,
+                                   0.5,
+                                   -1.0,
+                                   1e-300,
+                                   5e-324,
+                                   1e-45,
+                                   1e-38,
+                                   3.5e38,
+                                   1e300,
+                                   1.7976931348623157e308,
+                                   -1e308,
+                                   0.125,
+                                   6.283185307179586,
+                                   1e-9,
+                                   1e15};
+  static const std::int64_t ints[] = {0,         1,        2,      3,          -1,
+                                      16,        8192,     8193,   1 << 20,    (1 << 20) + 1,
+                                      99999,     100000,   100001, 1000000000, 1000000000000000000,
+                                      INT64_MAX, INT64_MIN};
   switch (rng() % 3) {
     case 0:
       return doubles[rng() % std::size(doubles)];

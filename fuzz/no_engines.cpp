@@ -12,8 +12,8 @@
 
 namespace vigor::host {
 
-#define VIGOR_MODEL(name, Type, header)                                                     \
-  std::unique_ptr<Engine> make_cpu_engine_##name(const EngineRequest&) {                    \
+#define VIGOR_MODEL(name, Type, header)                                                  \
+  std::unique_ptr<Engine> make_cpu_engine_##name(const EngineRequest&) {                 \
     throw std::logic_error("the fuzz build has no engines (make_cpu_engine_" #name ")"); \
   }
 #include "models/models.def"
