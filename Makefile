@@ -36,6 +36,7 @@ demo: build
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIGOR_ENABLE_CUDA=OFF \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
 	      -DVIGOR_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
 	      -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" $(CMAKE_ARGS) >/dev/null
 	cmake --build $(SAN_BUILD) -j$(JOBS)
