@@ -18,7 +18,6 @@ Shard shard(std::int64_t n, int r, int s) {
 
 void init(int*, char***) {}
 void finalize() {}
-bool built_with_mpi() { return false; }
 int rank() { return 0; }
 int size() { return 1; }
 std::vector<double> gather(const std::vector<double>& mine) { return mine; }
@@ -30,7 +29,6 @@ std::vector<std::vector<std::int64_t>> gather_parts(const std::vector<std::int64
 }
 bool any(bool flag) { return flag; }
 double max(double x) { return x; }
-int broadcast(int value) { return value; }
 void abort_all(int code) { std::exit(code); }
 
 #else
@@ -117,7 +115,6 @@ void finalize() {
   g_active = false;
 }
 
-bool built_with_mpi() { return true; }
 int rank() { return g_rank; }
 int size() { return g_size; }
 
@@ -153,11 +150,6 @@ double max(double x) {
   double out = x;
   MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return out;
-}
-
-int broadcast(int value) {
-  if (g_active) MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return value;
 }
 
 void abort_all(int code) {

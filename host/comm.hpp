@@ -25,8 +25,6 @@ namespace comm {
 /// unless CUDA_VISIBLE_DEVICES is already set.
 void init(int* argc, char*** argv);
 void finalize();
-/// Whether this build can run under MPI.
-bool built_with_mpi();
 
 int rank();
 int size();
@@ -46,8 +44,6 @@ std::vector<std::vector<std::int64_t>> gather_parts(const std::vector<std::int64
 
 bool any(bool flag);
 double max(double x);
-/// Rank 0's value on every rank.
-int broadcast(int value);
 
 /// Ends every rank of a distributed run with `code` (MPI_Abort); a no-op in a single process.
 [[noreturn]] void abort_all(int code);

@@ -29,7 +29,6 @@ void Hdf5Results::write_table(const std::string&, const std::vector<Column>&) {}
 void Hdf5Results::write_series(const std::string&, const StatSeries&) {}
 void Hdf5Results::write_summary(const nlohmann::ordered_json&) {}
 void Hdf5Results::close() {}
-std::int64_t Hdf5Results::section_rows() const { return 0; }
 
 #else
 
@@ -205,8 +204,6 @@ Hdf5Results::Hdf5Results(const std::filesystem::path& file,
 }
 
 Hdf5Results::~Hdf5Results() = default;
-
-std::int64_t Hdf5Results::section_rows() const { return std::int64_t(impl_->rows); }
 
 void Hdf5Results::append_sections(const HitBlock& b) {
   Impl& m = *impl_;

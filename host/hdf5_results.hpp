@@ -50,8 +50,6 @@ class Hdf5Results {
   /// Flushes and closes the file; throws std::runtime_error on failure.
   void close();
 
-  std::int64_t section_rows() const;
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -444,12 +444,6 @@ void write_csv(const fs::path& file, const std::vector<Column>& columns, bool fl
   out.close();
 }
 
-void write_final_csv(const fs::path& file, const FinalData& f, double dt,
-                     const std::vector<std::string>& state_names, std::int64_t n,
-                     bool float_precision, bool momentum, bool newton) {
-  write_csv(file, final_columns(f, dt, state_names, n, momentum, newton), float_precision);
-}
-
 void write_json(const fs::path& file, const nlohmann::ordered_json& j) {
   std::ofstream out(file);
   out << j.dump(2) << '\n';

@@ -136,11 +136,6 @@ std::vector<Column> initial_columns(const std::vector<double>& state_soa,
 void write_csv(const std::filesystem::path& file, const std::vector<Column>& columns,
                bool float_precision);
 
-/// final.csv (columns: final_columns).
-void write_final_csv(const std::filesystem::path& file, const FinalData& f, double dt,
-                     const std::vector<std::string>& state_names, std::int64_t n,
-                     bool float_precision, bool momentum = false, bool newton = false);
-
 void write_json(const std::filesystem::path& file, const nlohmann::ordered_json& j);
 
 /// "ok", "non-finite", "escaped", "newton-not-converged".
