@@ -1,5 +1,6 @@
 #include "host/cli.hpp"
 
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -22,7 +23,9 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  vigor run JOB.json [--out DIR] [--backend auto|cpu|cuda] [--precision double|float]\n"
-    "                     [--threads N] [--quiet] [--force]\n"
+    "                     [--threads N] [--quiet] [--force] [--checkpoint-every SECONDS]\n"
+    "                     [--memory-limit SIZE]\n"
+    "  vigor run --resume OUT_DIR [--threads N] [--quiet] [--force] [--memory-limit SIZE]\n"
     "  vigor validate JOB.json [--out DIR] [--backend B] [--precision P]\n"
     "  vigor plot OUT_DIR [--out PLOT_DIR] [--svg] [--axes X,Y] [--color-by NAME]\n"
     "  vigor list\n"
@@ -108,7 +111,44 @@ struct Args {
   int threads = 0;
   bool quiet = false;
   bool force = false;
+  std::string resume;             ///< --resume OUT_DIR
+  double checkpoint_every = 600;  ///< --checkpoint-every SECONDS
+  std::size_t memory_limit = 0;   ///< --memory-limit SIZE
 };
+
+/// The number at the start of t; `used` is how many characters it took (0: none).
+double leading_number(const std::string& t, std::size_t& used) {
+  used = 0;
+  try {
+    return std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+    return -1;
+  }
+}
+
+/// "512M", "2G", "1.5G", "65536": bytes, with an optional K, M, G or T (powers of 1024).
+std::size_t parse_size(const std::string& t) {
+  std::size_t used = 0;
+  const double x = leading_number(t, used);
+  double unit = 1;
+  if (used > 0 && used + 1 == t.size()) {
+    switch (t.back()) {
+      case 'K': case 'k': unit = 1024.0; break;
+      case 'M': case 'm': unit = 1024.0 * 1024; break;
+      case 'G': case 'g': unit = 1024.0 * 1024 * 1024; break;
+      case 'T': case 't': unit = 1024.0 * 1024 * 1024 * 1024; break;
+      default: used = 0;
+    }
+    if (used > 0) ++used;
+  }
+  const double bytes = x * unit;
+  if (used == 0 || used != t.size() || !(bytes >= 1) || bytes > 1e18)
+    throw JobError("--memory-limit",
+                   "must be a size in bytes with an optional K, M, G or T (e.g. 512M), got \"" +
+                       t + "\"");
+  return std::size_t(bytes);
+}
 
 /// Throws JobError naming the option.
 Args parse_args(int argc, char** argv) {
@@ -143,6 +183,20 @@ Args parse_args(int argc, char** argv) {
       if (used != t.size() || n < 1 || n > 4096)
         throw JobError("--threads", "must be an integer between 1 and 4096, got \"" + t + "\"");
       a.threads = int(n);
+    } else if (s == "--resume") {
+      a.resume = value("--resume");
+      if (a.resume.empty()) throw JobError("--resume", "must not be empty");
+    } else if (s == "--checkpoint-every") {
+      const std::string t = value("--checkpoint-every");
+      std::size_t used = 0;
+      const double x = leading_number(t, used);
+      if (used != t.size() || !(x >= 0) || !std::isfinite(x))
+        throw JobError("--checkpoint-every",
+                       "must be a number of seconds >= 0 (0: after every segment), got \"" + t +
+                           "\"");
+      a.checkpoint_every = x;
+    } else if (s == "--memory-limit") {
+      a.memory_limit = parse_size(value("--memory-limit"));
     } else if (s == "--quiet") {
       a.quiet = true;
     } else if (s == "--force") {
@@ -182,8 +236,19 @@ int cli(int argc, char** argv) {
     if (a.command != "run" && a.command != "validate")
       throw JobError("command",
                      "unknown command \"" + a.command + "\" (expected run, validate, plot or list)");
-    if (a.job.empty()) throw JobError("command", a.command + " needs a job file");
-    const Job job = load_job(a.job, a.overrides);
+    if (!a.resume.empty()) {
+      if (a.command != "run") throw JobError("--resume", "belongs to vigor run");
+      if (!a.job.empty())
+        throw JobError("--resume", "takes the job from the checkpoint; drop \"" + a.job + "\"");
+      if (!a.overrides.out.empty() || !a.overrides.backend.empty() ||
+          !a.overrides.precision.empty())
+        throw JobError("--resume",
+                       "continues with the settings of the interrupted run; drop --out, "
+                       "--backend and --precision");
+    } else if (a.job.empty()) {
+      throw JobError("command", a.command + " needs a job file");
+    }
+    const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
     if (a.command == "validate") {
       if (!comm::root()) return kExitOk;
       std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
@@ -196,15 +261,19 @@ int cli(int argc, char** argv) {
     opt.threads = a.threads;
     opt.quiet = a.quiet;
     opt.progress_terminal = stderr_is_terminal();
+    opt.checkpoint_every = a.checkpoint_every;
+    opt.memory_limit = a.memory_limit;
     install_stop_handlers();
     try {
-      const auto s = run_job(job, opt, a.force);
+      const auto s = a.resume.empty() ? run_job(job, opt, a.force)
+                                      : resume_job(a.resume, opt, a.force);
       if (!comm::root()) return kExitOk;
       if (!a.quiet)
         std::printf(
             "vigor: %lld trajectories x %lld steps on %s (%s) in %.3g s (%.3g traj-steps/s), "
             "%lld crossings; results in %s\n",
-            static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
+            static_cast<long long>(s["trajectories"].get<std::int64_t>()),
+            static_cast<long long>(s["steps"].get<std::int64_t>()),
             s["backend"].get<std::string>().c_str(), s["device"].get<std::string>().c_str(),
             s["wall_seconds"].get<double>(), s["trajectory_steps_per_second"].get<double>(),
             static_cast<long long>(s["crossings_total"].get<std::int64_t>()),

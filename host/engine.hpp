@@ -6,6 +6,7 @@
 /// trajectory is paused on a full section buffer, once per segment, then download() at the end.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -71,6 +72,14 @@ struct FinalData {
   std::vector<double> tangent_out;
 };
 
+/// One per-trajectory array of an engine as raw bytes, slot-major ([slot * n + i]) with
+/// `elem_bytes` per value: what checkpoints are made of (host/checkpoint.hpp).
+struct StateArray {
+  std::string name;
+  int elem_bytes = 0;
+  std::vector<unsigned char> bytes;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -92,6 +101,16 @@ class Engine {
   /// Each trajectory's max |H - H0| so far, as of the last launch (n values). The run loop
   /// samples it per segment for energy_series.csv; engines copy just this array.
   virtual std::vector<double> energy_error_snapshot() { return download().energy_error; }
+  /// Every array a later launch reads (states, steps, statuses, crossing counters, energies,
+  /// momentum maps, residuals, tangent maps and their accumulators), bit for bit. Valid between
+  /// segments, after the last drain: the section buffers are empty then and are not included.
+  virtual std::vector<StateArray> save_state() = 0;
+  /// Overwrites, after upload() of the same number of trajectories, every array save_state()
+  /// returns. Throws std::runtime_error when a name, value size or length does not match.
+  virtual void restore_state(const std::vector<StateArray>& arrays) = 0;
+  /// Bytes the engine's memory (device memory for a GPU engine; 0: unknown, the host's) has free
+  /// for arrays now: what ensemble chunks are sized from.
+  virtual std::size_t free_memory() const { return 0; }
   /// Trajectories advanced side by side per CPU thread (1: one at a time; GPU engines: 1).
   virtual int simd_lanes() const { return 1; }
   /// Hit slots per trajectory per drain.

@@ -4,10 +4,10 @@
 ///
 /// Layout (docs/output.md): groups /sections, /final, /initial, /energy_series and
 /// /tangent_series hold one 1-D dataset per CSV column, named as the CSV column; the root's
-/// attributes hold the provenance and the summary. /sections is appended per segment as the run
-/// drains its section buffers (chunked, shuffled and deflated), so memory stays bounded; its rows
-/// are in drain order (segment, then trajectory), which sorted by (trajectory, crossing) is
-/// sections.csv. Reals are stored in the run's precision (float32 for FP32 runs) except t in
+/// attributes hold the provenance and the summary. The run writes the file when it completes,
+/// appending /sections from its spill file in blocks (chunked, shuffled and deflated), so memory
+/// stays bounded; its rows are in drain order (segment, then trajectory), which sorted by
+/// (trajectory, crossing) is sections.csv. Reals are stored in the run's precision (float32 for FP32 runs) except t in
 /// /final and the initial states, which the host computes in double.
 #pragma once
 

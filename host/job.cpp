@@ -548,6 +548,7 @@ void check_run_precision(const ModelInfo& model, Job& job) {
 
 Job parse_job(const std::string& text, const Overrides& overrides) {
   Job job;
+  job.overrides = overrides;
   DuplicateKeyCheck check;
   try {
     job.source = Json::parse(text, [&check](int depth, Json::parse_event_t event, Json& parsed) {

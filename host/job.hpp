@@ -47,8 +47,16 @@ struct Ensemble {
   InvariantSampling sampling;  ///< loop and parallelepiped only
 };
 
+/// Command-line settings that override the job file.
+struct Overrides {
+  std::string out;        ///< --out
+  std::string backend;    ///< --backend
+  std::string precision;  ///< --precision
+};
+
 struct Job {
   nlohmann::ordered_json source;  ///< the job as given (echoed into summary.json)
+  Overrides overrides;            ///< the command-line settings it was parsed with
 
   std::string model;
   std::vector<double> params;  ///< every parameter, in the model's kParams order, defaults filled
@@ -74,13 +82,6 @@ struct Job {
   std::string output_dir;
   bool hdf5 = false;  ///< output.hdf5: also write results.h5
   bool csv = true;    ///< output.csv: write sections.csv and final.csv (false needs hdf5)
-};
-
-/// Command-line settings that override the job file.
-struct Overrides {
-  std::string out;        ///< --out
-  std::string backend;    ///< --backend
-  std::string precision;  ///< --precision
 };
 
 /// Parse and validate JSON text. Throws JobError on any bad input.

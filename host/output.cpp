@@ -100,8 +100,7 @@ bool rename_no_replace(const fs::path& from, const fs::path& to, std::error_code
 
 }  // namespace
 
-OutputDir::OutputDir(const std::string& target, bool force)
-    : target_(normalised(target)), force_(force) {
+void OutputDir::check_target(const std::string& target) {
   std::error_code ec;
   const std::string shown = "\"" + target + "\"";
   // symlink_status: a dangling or looping symbolic link exists too (and is not a directory).
@@ -114,6 +113,25 @@ OutputDir::OutputDir(const std::string& target, bool force)
   const std::string leaf = target_.filename().string();
   if (leaf.empty() || leaf == "." || leaf == "..")
     throw JobError("output.dir", shown + " does not name a directory to create");
+}
+
+OutputDir::OutputDir(const std::string& target, bool force, fs::path temp)
+    : target_(normalised(target)), temp_(std::move(temp)), force_(force) {
+  kept_ = true;  // it holds a checkpoint: never removed, whatever fails
+  check_target(target);
+}
+
+void OutputDir::remove_scratch(const fs::path& temp) noexcept {
+  std::error_code ec;
+  for (const char* f : {"hits.spill", "chunks.bin", "checkpoint.bin.tmp", "checkpoint.bin", ".lock"})
+    fs::remove(temp / f, ec);
+}
+
+OutputDir::OutputDir(const std::string& target, bool force)
+    : target_(normalised(target)), force_(force) {
+  check_target(target);
+  std::error_code ec;
+  const std::string leaf = target_.filename().string();
   fs::path parent = target_.parent_path();
   if (parent.empty()) parent = ".";
   // The ancestors that do not exist yet are created here, and removed again if the run fails. A
@@ -139,7 +157,7 @@ OutputDir::OutputDir(const std::string& target, bool force)
 }
 
 OutputDir::~OutputDir() {
-  if (!committed_) discard();
+  if (!committed_ && !kept_) discard();
 }
 
 void OutputDir::discard() noexcept {
@@ -196,7 +214,14 @@ HitSpill::HitSpill(fs::path file, int dim, std::int64_t n)
   buf_.reserve(std::size_t(4) << 20);
 }
 
-HitSpill::~HitSpill() { remove(); }
+HitSpill::~HitSpill() {
+  if (!kept_) {
+    remove();
+  } else if (f_) {
+    std::fclose(f_);
+    f_ = nullptr;
+  }
+}
 
 void HitSpill::flush() {
   if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
@@ -225,6 +250,40 @@ void HitSpill::append(const HitBlock& b) {
     ++counts_[std::size_t(t)];
     ++total_;
   }
+}
+
+HitSpill::HitSpill(fs::path file, int dim, std::int64_t n, std::int64_t records)
+    : file_(std::move(file)), dim_(dim), n_(n), counts_(std::size_t(n), 0) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(file_, ec);
+  const std::uintmax_t keep = std::uintmax_t(records) * record_bytes();
+  if (ec || records < 0 || size < keep)
+    throw std::runtime_error("the section spill " + file_.string() + " holds fewer than the " +
+                             std::to_string(records) + " records its checkpoint counts");
+  fs::resize_file(file_, keep, ec);
+  if (ec) throw std::runtime_error("cannot truncate " + file_.string() + ": " + ec.message());
+  total_ = records;
+  if (records > 0) {
+    // The per-trajectory counts, from the records themselves.
+    for_each_spill_block(*this, std::size_t(1) << 16, [&](const HitBlock& b) {
+      for (const std::int64_t t : b.trajectory) {
+        if (t < 0 || t >= n_)
+          throw std::runtime_error("the section spill " + file_.string() + " names trajectory " +
+                                   std::to_string(t) + " in a run of " + std::to_string(n_));
+        ++counts_[std::size_t(t)];
+      }
+    });
+  }
+  f_ = std::fopen(file_.c_str(), "ab");
+  if (!f_) throw std::runtime_error("cannot write " + file_.string() + ": " + std::strerror(errno));
+  buf_.reserve(std::size_t(4) << 20);
+}
+
+void HitSpill::sync() {
+  if (!f_) return;
+  flush();
+  if (std::fflush(f_) != 0 || ::fsync(::fileno(f_)) != 0)
+    throw std::runtime_error("cannot write " + file_.string() + " (disk full?)");
 }
 
 void HitSpill::finish() {
@@ -361,6 +420,25 @@ void write_sections_csv(const fs::path& file, const HitSpill& hits,
     a = b;
   }
   out.close();
+}
+
+void for_each_spill_block(const HitSpill& hits, std::size_t max_records,
+                          const std::function<void(const HitBlock&)>& f) {
+  if (hits.total() == 0) return;
+  const std::size_t w = std::size_t(hits.dim()) + 1;
+  max_records = std::max<std::size_t>(1, max_records);
+  HitBlock block;
+  block.dim = hits.dim();
+  SpillReader reader(hits);
+  reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+    block.trajectory.push_back(t);
+    block.values.insert(block.values.end(), v, v + w);
+    if (block.trajectory.size() == max_records) {
+      f(block);
+      block.clear();
+    }
+  });
+  if (!block.trajectory.empty()) f(block);
 }
 
 std::vector<Column> final_columns(const FinalData& f, double dt,

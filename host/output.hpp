@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ class OutputDir {
   /// JobError("output.dir", …) when the target is not a directory, holds results and `force` is
   /// false, or when the location cannot be written.
   OutputDir(const std::string& target, bool force);
+  /// Adopts `temp`, the temporary directory of an interrupted run of `target` (vigor run
+  /// --resume): the target is checked as above, nothing is created.
+  OutputDir(const std::string& target, bool force, std::filesystem::path temp);
+  /// Files a run keeps in its temporary directory while it goes (the spill, chunk store,
+  /// checkpoint and lock): removed from it just before the rename into place.
+  static void remove_scratch(const std::filesystem::path& temp) noexcept;
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;
@@ -35,8 +42,12 @@ class OutputDir {
   /// Renames the results into place. Without `force`, a target that appeared (or was filled)
   /// since construction is left untouched and std::runtime_error names it.
   void commit();
+  /// Leave the temporary directory in place on destruction (it holds a checkpoint); an adopted
+  /// directory always is.
+  void keep() { kept_ = true; }
 
  private:
+  void check_target(const std::string& target);
   void discard() noexcept;
 
   std::filesystem::path target_;
@@ -45,6 +56,7 @@ class OutputDir {
   bool force_ = false;
   bool target_was_empty_dir_ = false;  ///< without force: the target was an empty directory
   bool committed_ = false;
+  bool kept_ = false;
 };
 
 /// All recorded hits of a run, kept in memory in drain order (tests and tools that drive an
@@ -64,6 +76,10 @@ class HitSpill {
  public:
   /// Creates `file`; throws std::runtime_error when it cannot be written.
   HitSpill(std::filesystem::path file, int dim, std::int64_t n);
+  /// Reopens the spill of an interrupted run, keeping its first `records` records (those its
+  /// checkpoint accounts for) and cutting off the rest. Throws std::runtime_error when the file
+  /// holds fewer, or a record names a trajectory outside [0, n).
+  HitSpill(std::filesystem::path file, int dim, std::int64_t n, std::int64_t records);
   ~HitSpill();
   HitSpill(const HitSpill&) = delete;
   HitSpill& operator=(const HitSpill&) = delete;
@@ -71,10 +87,14 @@ class HitSpill {
   /// Appends a drained block (throws std::runtime_error on a write error or a trajectory id
   /// outside [0, n)).
   void append(const HitBlock& b);
+  /// Writes everything appended so far through to the disk (fsync): a checkpoint may count it.
+  void sync();
   /// Flushes and closes the file for reading; append() is not allowed afterwards.
   void finish();
   /// Closes and deletes the file.
   void remove() noexcept;
+  /// A checkpoint counts the file: destruction (an error unwinding the run) leaves it on disk.
+  void keep() { kept_ = true; }
 
   int dim() const { return dim_; }
   std::int64_t trajectories() const { return n_; }
@@ -93,7 +113,13 @@ class HitSpill {
   std::vector<std::int64_t> counts_;
   std::FILE* f_ = nullptr;
   std::vector<char> buf_;
+  bool kept_ = false;
 };
+
+/// Hands the records of a finished spill to f in file (drain) order, as blocks of at most
+/// `max_records` hits. Throws std::runtime_error on I/O errors.
+void for_each_spill_block(const HitSpill& hits, std::size_t max_records,
+                          const std::function<void(const HitBlock&)>& f);
 
 /// Memory the sections.csv writer may use for the records it sorts (beyond the counts).
 inline constexpr std::size_t kSectionsSortBudget = std::size_t(1) << 30;

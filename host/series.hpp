@@ -33,6 +33,8 @@ class StatSeries {
   std::size_t size() const { return t_.size(); }
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<double>& t() const { return t_; }
+  /// One Stats per quantity per row (checkpoints store them bit for bit).
+  const std::vector<std::vector<Stats>>& rows() const { return rows_; }
   /// The CSV's column names after segment and t, and each column's values, in CSV order.
   std::vector<std::string> column_names() const;
   std::vector<double> column(std::size_t index) const;

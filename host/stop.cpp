@@ -32,11 +32,15 @@ const char* signal_name(int sig) {
 
 }  // namespace
 
-Interrupted::Interrupted(int signal, std::int64_t step, std::int64_t steps)
+Interrupted::Interrupted(int signal, std::int64_t step, std::int64_t steps,
+                         const std::string& next)
     : std::runtime_error(std::string("interrupted by ") + signal_name(signal) + " at step " +
-                         std::to_string(step) + " of " + std::to_string(steps) +
-                         ": no results written (the run must be started again)"),
-      signal_(signal) {}
+                         std::to_string(step) + " of " + std::to_string(steps) + ": " +
+                         (next.empty() ? "no results written (the run must be started again)"
+                                       : next)),
+      signal_(signal),
+      step_(step),
+      steps_(steps) {}
 
 void install_stop_handlers() {
   struct sigaction sa {};

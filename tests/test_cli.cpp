@@ -225,6 +225,17 @@ std::vector<BadCase> bad_cases() {
        "", "--precision float", "error: model.params: give inverse mass 1.0000000000000001e39"},
       {"job_is_a_device", nullptr, "", "", "error: job: \"/dev/zero\" is not a regular file",
        "validate", "/dev/zero"},
+      {"checkpoint_every_negative", nullptr, "", "--checkpoint-every -5",
+       "error: --checkpoint-every: must be a number of seconds >= 0"},
+      {"checkpoint_every_not_a_number", nullptr, "", "--checkpoint-every 10min",
+       "error: --checkpoint-every: must be a number of seconds >= 0 (0: after every segment), got "
+       "\"10min\""},
+      {"resume_with_a_job_file", nullptr, "", "--resume out", "error: --resume: takes the job from "
+       "the checkpoint; drop \"job.json\""},
+      {"resume_with_an_override", nullptr, "", "--precision float", "error: --resume: continues "
+       "with the settings of the interrupted run", "run", "--resume out"},
+      {"resume_nothing_to_resume", nullptr, "", "", "error: --resume: no interrupted run of "
+       "\"out\" to resume", "run", "--resume out"},
       {"list_takes_no_arguments", nullptr, "", "--threads 3",
        "error: command: list takes no arguments, got \"foo\"", "list", "foo"},
   };

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "host/checkpoint.hpp"
 #include "host/hdf5_results.hpp"
 #include "host/job.hpp"
 #include "host/progress.hpp"
@@ -305,9 +306,10 @@ TEST(Hdf5, UnwritableFileIsARuntimeErrorNamingIt) {
 
 // --- Stop signals ---------------------------------------------------------------------------------
 
-// SIGTERM (and SIGINT) mid-run: the segment in progress finishes, nothing is left on disk — neither
-// the target nor the temporary directory beside it — and vigor exits 3 saying where it stopped.
-TEST(StopSignal, SigtermEndsTheRunBetweenSegmentsAndLeavesNothing) {
+// SIGTERM (and SIGINT) mid-run: the segment in progress finishes, a checkpoint is written into the
+// temporary directory beside the target (nothing else is left: no target), and vigor exits 3 saying
+// where it stopped and how to continue. tests/resume/ resumes such runs and compares the results.
+TEST(StopSignal, SigtermEndsTheRunBetweenSegmentsWithACheckpoint) {
   TempDir tmp("signal");
   Json j = henon_heiles_job(tmp.path / "out");
   j["steps"] = 100000000;  // hours: only the signal ends it
@@ -340,9 +342,18 @@ TEST(StopSignal, SigtermEndsTheRunBetweenSegmentsAndLeavesNothing) {
   std::ifstream in(err);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("interrupted by SIGTERM at step "), std::string::npos) << text;
-  // Only the job and the captured stderr remain.
+  EXPECT_NE(text.find("checkpoint written; continue with: vigor run --resume " +
+                      (tmp.path / "out").string()),
+            std::string::npos)
+      << text;
+  // The job, the captured stderr and the interrupted run's directory with its checkpoint.
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(tmp.path)) left.push_back(e.path().filename());
   std::sort(left.begin(), left.end());
-  EXPECT_EQ(left, (std::vector<std::string>{"job.json", "stderr"}));
+  const std::string partial = ".out.partial-" + std::to_string(pid);
+  EXPECT_EQ(left, (std::vector<std::string>{partial, "job.json", "stderr"}));
+  EXPECT_TRUE(fs::exists(tmp.path / partial / "checkpoint.bin"));
+  const Checkpoint c = read_checkpoint(tmp.path / partial);
+  EXPECT_EQ(c.cursor.step % 2000, 0);
+  EXPECT_GT(c.cursor.step, 0);
 }

@@ -183,6 +183,9 @@ class CpuEngine final : public Engine {
     return std::vector<double>(store_.energy_error.begin(), store_.energy_error.end());
   }
 
+  std::vector<StateArray> save_state() override { return store_.save(); }
+  void restore_state(const std::vector<StateArray>& arrays) override { store_.restore(arrays); }
+
   std::vector<double> tangent_snapshot() override {
     return std::vector<double>(store_.tangent_out.begin(), store_.tangent_out.end());
   }

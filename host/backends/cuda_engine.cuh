@@ -54,6 +54,20 @@ struct RawPointer<thrust::device_vector<T, Alloc>> {
   static T* get(thrust::device_vector<T, Alloc>& v) { return thrust::raw_pointer_cast(v.data()); }
 };
 
+template <class T, class Alloc>
+struct HostCopy<thrust::device_vector<T, Alloc>> {
+  static void to_host(const thrust::device_vector<T, Alloc>& v, void* dst) {
+    if (!v.empty())
+      VIGOR_CUDA_CHECK(cudaMemcpy(dst, thrust::raw_pointer_cast(v.data()), v.size() * sizeof(T),
+                                  cudaMemcpyDeviceToHost));
+  }
+  static void from_host(thrust::device_vector<T, Alloc>& v, const void* src) {
+    if (!v.empty())
+      VIGOR_CUDA_CHECK(cudaMemcpy(thrust::raw_pointer_cast(v.data()), src, v.size() * sizeof(T),
+                                  cudaMemcpyHostToDevice));
+  }
+};
+
 template <class M, class I, class Real>
 class CudaEngine final : public Engine {
  public:
@@ -217,6 +231,25 @@ class CudaEngine final : public Engine {
     require_upload("energy_error_snapshot");
     bind();
     return to_double(d_.energy_error);
+  }
+
+  std::size_t free_memory() const override {
+    bind();
+    std::size_t free = 0, total = 0;
+    VIGOR_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return free;
+  }
+
+  std::vector<StateArray> save_state() override {
+    require_upload("save_state");
+    bind();
+    return d_.save();
+  }
+
+  void restore_state(const std::vector<StateArray>& arrays) override {
+    require_upload("restore_state");
+    bind();
+    d_.restore(arrays);
   }
 
   std::vector<double> tangent_snapshot() override {

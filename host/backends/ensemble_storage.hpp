@@ -6,8 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
+#include "host/engine.hpp"
 #include "kernels/driver.hpp"
 
 namespace vigor::host {
@@ -16,6 +21,18 @@ namespace vigor::host {
 template <class V>
 struct RawPointer {
   static auto get(V& v) { return v.data(); }
+};
+
+/// Copies between a vector's elements and host memory; specialised for thrust::device_vector in
+/// cuda_engine.cuh.
+template <class V>
+struct HostCopy {
+  static void to_host(const V& v, void* dst) {
+    if (!v.empty()) std::memcpy(dst, v.data(), v.size() * sizeof(v[0]));
+  }
+  static void from_host(V& v, const void* src) {
+    if (!v.empty()) std::memcpy(v.data(), src, v.size() * sizeof(v[0]));
+  }
 };
 
 template <class Real, template <class...> class Vector>
@@ -51,6 +68,64 @@ struct EnsembleStorage {
     tangent_acc.assign(un * kernels::kTangentAccCount, Real(0));
     tangent_out.assign(un * kernels::kTangentOutCount, Real(0));
     state0.resize(un * std::size_t(dim));
+  }
+
+  /// f(name, vector) for every array a later launch reads: all but the section buffers (hits,
+  /// hit_count), which are empty between segments, and nothing derived from the request.
+  template <class F>
+  void for_each_persistent(F&& f) {
+    f("state", state);
+    f("energy0", energy0);
+    f("energy_error", energy_error);
+    f("momentum0", momentum0);
+    f("momentum_error", momentum_error);
+    f("newton_residual", newton_residual);
+    f("step", step);
+    f("crossings", crossings);
+    f("recorded", recorded);
+    f("status", status);
+    f("tangent", tangent);
+    f("tangent_acc", tangent_acc);
+    f("tangent_out", tangent_out);
+    f("state0", state0);
+  }
+
+  /// Engine::save_state of these arrays.
+  std::vector<StateArray> save() {
+    std::vector<StateArray> out;
+    for_each_persistent([&](const char* name, auto& v) {
+      using V = std::decay_t<decltype(v)>;
+      StateArray a;
+      a.name = name;
+      a.elem_bytes = int(sizeof(typename V::value_type));
+      a.bytes.resize(v.size() * sizeof(typename V::value_type));
+      HostCopy<V>::to_host(v, a.bytes.data());
+      out.push_back(std::move(a));
+    });
+    return out;
+  }
+
+  /// Engine::restore_state: every persistent array must be there with its exact size.
+  void restore(const std::vector<StateArray>& in) {
+    std::size_t matched = 0;
+    for_each_persistent([&](const char* name, auto& v) {
+      using V = std::decay_t<decltype(v)>;
+      const std::size_t elem = sizeof(typename V::value_type);
+      const StateArray* found = nullptr;
+      for (const auto& a : in)
+        if (a.name == name) found = &a;
+      if (!found) throw std::runtime_error(std::string("checkpoint lacks the array ") + name);
+      if (std::size_t(found->elem_bytes) != elem || found->bytes.size() != v.size() * elem)
+        throw std::runtime_error(std::string("checkpoint array ") + name + " holds " +
+                                 std::to_string(found->bytes.size()) + " bytes of " +
+                                 std::to_string(found->elem_bytes) + "-byte values; this run needs " +
+                                 std::to_string(v.size() * elem) + " bytes of " +
+                                 std::to_string(elem) + "-byte values");
+      HostCopy<V>::from_host(v, found->bytes.data());
+      ++matched;
+    });
+    if (matched != in.size())
+      throw std::runtime_error("checkpoint holds arrays this run does not have");
   }
 
   kernels::EnsembleArrays<Real> arrays() {

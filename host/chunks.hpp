@@ -1,0 +1,82 @@
+/// @file chunks.hpp
+/// @brief Ensembles larger than the engine's memory: the trajectories split into chunks that take
+/// turns on the engine, one segment at a time, the others parked in a chunk store.
+///
+/// Within a segment the run loop advances chunk 0 to the segment end, then chunk 1, … Trajectories
+/// are independent and every array a launch reads travels with its chunk (Engine::save_state), so
+/// each trajectory computes exactly what it computes in an unchunked run; the per-segment series
+/// are taken over all chunks, and sections.csv is sorted by trajectory, so the outputs are the
+/// same. Only the drain order (results.h5's /sections rows, launches) differs.
+///
+/// The chunk size follows from a memory budget: the engine's free device memory (CUDA), or
+/// `--memory-limit` (any backend). Parked chunks live in a file in the run's temporary directory
+/// (so host memory does not hold them twice), or in memory when no directory is given.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "host/engine.hpp"
+
+namespace vigor::host {
+
+/// Trajectories [begin, end) of a shard.
+struct ChunkRange {
+  std::int64_t begin = 0, end = 0;
+  std::int64_t size() const { return end - begin; }
+};
+
+/// Trajectories per chunk for `n` trajectories: all of them when everything fits `budget` bytes
+/// (0: no limit). `per_trajectory` is what each needs in the engine, `fixed` what the engine needs
+/// besides (its section buffers). Throws std::runtime_error when not even one trajectory fits.
+std::int64_t chunk_size_for(std::int64_t n, std::size_t budget, std::size_t per_trajectory,
+                            std::size_t fixed);
+
+class Chunks {
+ public:
+  /// Splits the `n` trajectories of `initial` (SoA) into `count` chunks of `size` (the last ones
+  /// shorter or empty: under MPI every rank makes the same number of turns) and uploads the first.
+  /// With more than one chunk, each is uploaded once here and parked in `scratch`/chunks.bin (in
+  /// memory when `scratch` is empty).
+  Chunks(Engine& engine, const std::vector<double>& initial, std::int64_t n, std::int64_t size,
+         int count, const std::filesystem::path& scratch);
+  ~Chunks();
+  Chunks(const Chunks&) = delete;
+  Chunks& operator=(const Chunks&) = delete;
+
+  int count() const { return count_; }
+  ChunkRange range(int c) const;
+  /// Puts chunk c on the engine (a no-op with a single chunk).
+  void activate(int c);
+  /// Parks the engine's chunk (c, the active one) in the store (a no-op with a single chunk).
+  void park(int c);
+  /// Every array of the shard in trajectory order (Engine::save_state of the whole shard).
+  std::vector<StateArray> save_all();
+  /// Overwrites every chunk from whole-shard arrays (a checkpoint's).
+  void restore_all(const std::vector<StateArray>& arrays);
+
+ private:
+  std::vector<double> initial_of(int c) const;
+  void close_store() noexcept;
+  void put(int c, const std::vector<StateArray>& arrays);
+  std::vector<StateArray> get(int c);
+
+  Engine& engine_;
+  const std::vector<double>& initial_;
+  std::int64_t n_, size_;
+  int count_;
+  int dim_;
+  int on_engine_ = -1;  ///< chunk whose trajectories the engine was last uploaded with
+  std::filesystem::path file_;
+  std::FILE* f_ = nullptr;
+  std::size_t slot_bytes_ = 0;  ///< bytes reserved per chunk in the file
+  /// Per chunk: its arrays (in memory), or their names and value sizes (in the file, with the
+  /// byte counts in sizes_).
+  std::vector<std::vector<StateArray>> layout_;
+  std::vector<std::vector<std::size_t>> sizes_;
+};
+
+}  // namespace vigor::host
