@@ -164,20 +164,28 @@ std::vector<StateArray> Chunks::get(int c) {
 
 std::vector<StateArray> Chunks::save_all() {
   if (count_ == 1) return engine_.save_state();
-  std::vector<std::vector<StateArray>> parts;
-  for (int c = 0; c < count_; ++c) parts.push_back(get(c));
-  std::vector<StateArray> all = parts[0];
-  if (range(0).size() == 0) return all;  // an empty shard: empty arrays
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    const std::size_t e = std::size_t(all[k].elem_bytes);
-    const std::size_t slots = parts[0][k].bytes.size() / (e * std::size_t(range(0).size()));
-    all[k].bytes.clear();
-    for (std::size_t s = 0; s < slots; ++s)
-      for (int c = 0; c < count_; ++c) {
-        const std::size_t len = std::size_t(range(c).size()) * e;
-        const auto first = parts[std::size_t(c)][k].bytes.begin() + std::ptrdiff_t(s * len);
-        all[k].bytes.insert(all[k].bytes.end(), first, first + std::ptrdiff_t(len));
+  // One chunk in memory at a time, copied into place: [slot * n + begin + i].
+  std::vector<StateArray> all;
+  for (int c = 0; c < count_; ++c) {
+    const ChunkRange r = range(c);
+    const std::vector<StateArray> part = get(c);
+    if (c == 0) {
+      all = part;
+      for (auto& a : all) {
+        const std::size_t slots =
+            r.size() > 0 ? a.bytes.size() / (std::size_t(a.elem_bytes) * std::size_t(r.size())) : 0;
+        a.bytes.assign(slots * std::size_t(a.elem_bytes) * std::size_t(n_), 0);
       }
+    }
+    if (r.size() == 0) continue;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      const std::size_t e = std::size_t(all[k].elem_bytes);
+      const std::size_t len = std::size_t(r.size()) * e;
+      const std::size_t slots = part[k].bytes.size() / len;
+      for (std::size_t s = 0; s < slots; ++s)
+        std::memcpy(all[k].bytes.data() + (s * std::size_t(n_) + std::size_t(r.begin)) * e,
+                    part[k].bytes.data() + s * len, len);
+    }
   }
   return all;
 }

@@ -112,27 +112,30 @@ std::vector<double> join_slots(std::vector<std::vector<double>>& parts, int slot
   return all;
 }
 
-/// The final data of consecutive chunks as one shard's.
-FinalData join_final(std::vector<FinalData>& parts, int dim, int tangent_slots) {
-  if (parts.size() == 1) return std::move(parts[0]);
-  FinalData all;
-  std::vector<std::vector<double>> states, tangents;
-  for (auto& p : parts) {
-    states.push_back(std::move(p.state));
-    if (tangent_slots > 0) tangents.push_back(std::move(p.tangent_out));
-    const auto append = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
-    append(all.energy0, p.energy0);
-    append(all.energy_error, p.energy_error);
-    append(all.momentum_error, p.momentum_error);
-    append(all.newton_residual, p.newton_residual);
-    append(all.step, p.step);
-    append(all.crossings, p.crossings);
-    append(all.recorded, p.recorded);
-    append(all.status, p.status);
-  }
-  all.state = join_slots(states, dim);
-  if (tangent_slots > 0) all.tangent_out = join_slots(tangents, tangent_slots);
-  return all;
+/// Adds a chunk's final data, [begin, begin + part size) of a shard of n, to the shard's `all`
+/// (sized for it at the first chunk): the slot-major state and tangent columns go into place.
+void place_final(FinalData& all, FinalData&& part, std::int64_t begin, std::int64_t n, int dim,
+                 int tangent_slots) {
+  const auto m = std::int64_t(part.step.size());
+  const auto place = [&](std::vector<double>& to, const std::vector<double>& from, int slots) {
+    to.resize(std::size_t(slots) * std::size_t(n));
+    for (int k = 0; k < slots; ++k)
+      std::copy(from.begin() + std::ptrdiff_t(k) * m, from.begin() + std::ptrdiff_t(k + 1) * m,
+                to.begin() + std::ptrdiff_t(k) * n + begin);
+  };
+  place(all.state, part.state, dim);
+  if (tangent_slots > 0) place(all.tangent_out, part.tangent_out, tangent_slots);
+  const auto append = [](auto& to, const auto& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  append(all.energy0, part.energy0);
+  append(all.energy_error, part.energy_error);
+  append(all.momentum_error, part.momentum_error);
+  append(all.newton_residual, part.newton_residual);
+  append(all.step, part.step);
+  append(all.crossings, part.crossings);
+  append(all.recorded, part.recorded);
+  append(all.status, part.status);
 }
 
 /// Trajectories per chunk for this rank's shard of `local_n`: the engine's memory budget (free
@@ -381,9 +384,13 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   }
   progress.finish(ps);
   FinalData mine_final;
-  std::vector<FinalData> parts;
-  for_each_chunk(false, [&](int, std::int64_t) { parts.push_back(engine.download()); });
-  mine_final = join_final(parts, dim, tangent_slots);
+  if (chunks.count() == 1) {
+    mine_final = engine.download();
+  } else {
+    for_each_chunk(false, [&](int, std::int64_t first) {
+      place_final(mine_final, engine.download(), first, shard.size(), dim, tangent_slots);
+    });
+  }
   res.final = comm::distributed() ? gather_final(mine_final, dim, tangent_slots, shard.size())
                                   : std::move(mine_final);
   // The slowest rank's compute time: trajectory-steps per second are then the whole run's.
