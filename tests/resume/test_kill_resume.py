@@ -8,7 +8,8 @@ a memory limit, and an implicit-midpoint run carrying tangent maps), the test ru
 after every segment, killing the process with SIGKILL at pseudo-random moments (fixed seed, so a
 failure can be replayed) and continuing it with `vigor run --resume` — itself killed again — until
 it completes. It also stops a run with SIGINT (checkpoint, exit 3, a message with the resume
-command) and resumes that. Then:
+command) and resumes that, and makes a write fail mid-run (a file-size limit standing in for a full
+disk: exit 3, the checkpoint kept) and resumes that. Then:
   * every CSV file is byte-identical to the uninterrupted run's;
   * summary.json is identical except the timings, the memory peak, the output directory and the
     record of the resumes;
@@ -254,6 +255,38 @@ def sigint_and_resume(spec, name, mpi_ranks=0):
     return failures + final_checks(base, out, name)
 
 
+def full_disk_and_resume(spec, name):
+    """A write failing mid-run (a file-size limit stands in for a full disk): exit 3 naming the
+    checkpoint kept; --resume, with room again, finishes with the uninterrupted run's results."""
+    import resource
+    base = os.path.join(SCRATCH, name)
+    os.makedirs(base)
+    ref_job = write_job(spec, os.path.join(base, "ref"), os.path.join(base, "ref.json"))
+    out = os.path.join(base, "out")
+    job = write_job(spec, out, os.path.join(base, "job.json"))
+    r = run(["run", ref_job, "--quiet"])
+    if r.returncode != 0:
+        return [f"{name}: the uninterrupted run failed: {r.stderr}"]
+
+    def small_disk():
+        # Writes beyond 2 MB fail with EFBIG (SIGXFSZ ignored): the spill outgrows it mid-run,
+        # the checkpoints (about 150 kB) do not.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 20, 2 << 20))
+
+    r = subprocess.run([VIGOR, "run", job, "--quiet", "--checkpoint-every", "0"],
+                       capture_output=True, text=True, preexec_fn=small_disk)
+    if r.returncode != 3:
+        return [f"{name}: exit {r.returncode} with a full disk, expected 3: {r.stderr}"]
+    failures = []
+    if "the last checkpoint is kept in" not in r.stderr or "vigor run --resume" not in r.stderr:
+        failures.append(f"{name}: the error does not point to the checkpoint: {r.stderr!r}")
+    r = run(["run", "--resume", out, "--quiet"])
+    if r.returncode != 0:
+        return failures + [f"{name}: --resume exited {r.returncode}: {r.stderr}"]
+    return failures + final_checks(base, out, name)
+
+
 def mpi_env():
     e = dict(os.environ)
     # Open MPI refuses to start as root without these (CI containers run as root).
@@ -298,6 +331,7 @@ def main():
         durations[name] = duration
         failures += kill_and_resume(spec, name + "-kill", rng, duration)
         failures += sigint_and_resume(spec, name + "-sigint")
+    failures += full_disk_and_resume(SURVEY, "survey-full-disk")
     # In chunks under a memory limit (the reference too: results.h5 rows follow the chunks).
     failures += kill_and_resume(SURVEY, "survey-chunked-kill", rng, durations["survey"],
                                 ["--memory-limit", "150K"])
