@@ -9,6 +9,7 @@
 #include <string>
 
 #include "host/checkpoint.hpp"
+#include "kernels/driver.hpp"
 
 namespace vigor::host {
 
@@ -33,11 +34,11 @@ Chunks::Chunks(Engine& engine, const std::vector<double>& initial, std::int64_t 
       size_(std::max<std::int64_t>(1, size)),
       count_(std::max(1, count)),
       dim_(engine.dim()),
+      swap_(count_ > 1 && n > 0),
       layout_(std::size_t(std::max(1, count))),
       sizes_(std::size_t(std::max(1, count))) {
-  if (count_ == 1) {
+  if (!swap_) {
     engine_.upload(initial_, n_);
-    on_engine_ = 0;
     return;
   }
   if (!scratch.empty()) {
@@ -48,9 +49,16 @@ Chunks::Chunks(Engine& engine, const std::vector<double>& initial, std::int64_t 
   }
   try {
     for (int c = 0; c < count_; ++c) {
-      engine_.upload(initial_of(c), range(c).size());
-      on_engine_ = c;
-      put(c, engine_.save_state());
+      engine_.upload(initial_of(c), size_);
+      auto arrays = engine_.save_state();
+      // Freeze the padding: kernels skip every trajectory whose status is not ok.
+      for (auto& a : arrays) {
+        if (a.name != "status") continue;
+        const std::int32_t frozen = kernels::kStatusEscaped;
+        for (std::int64_t i = range(c).size(); i < size_; ++i)
+          std::memcpy(a.bytes.data() + std::size_t(i) * sizeof frozen, &frozen, sizeof frozen);
+      }
+      put(c, arrays);
     }
   } catch (...) {
     close_store();  // a throwing constructor runs no destructor
@@ -69,37 +77,45 @@ void Chunks::close_store() noexcept {
 }
 
 ChunkRange Chunks::range(int c) const {
+  if (!swap_) return c == 0 ? ChunkRange{0, n_} : ChunkRange{n_, n_};
   ChunkRange r;
   r.begin = std::min(n_, std::int64_t(c) * size_);
   r.end = std::min(n_, r.begin + size_);
-  if (count_ == 1) r = {0, n_};
   return r;
 }
 
 std::vector<double> Chunks::initial_of(int c) const {
   const ChunkRange r = range(c);
+  const std::int64_t pad_from = r.size() > 0 ? r.begin : 0;
   std::vector<double> out;
-  out.reserve(std::size_t(r.size()) * std::size_t(dim_));
+  out.reserve(std::size_t(size_) * std::size_t(dim_));
   for (int k = 0; k < dim_; ++k) {
-    const auto first = initial_.begin() + std::ptrdiff_t(std::int64_t(k) * n_ + r.begin);
-    out.insert(out.end(), first, first + std::ptrdiff_t(r.size()));
+    const auto row = initial_.begin() + std::ptrdiff_t(std::int64_t(k) * n_);
+    out.insert(out.end(), row + std::ptrdiff_t(r.begin), row + std::ptrdiff_t(r.end));
+    out.insert(out.end(), std::size_t(size_ - r.size()), row[std::ptrdiff_t(pad_from)]);
+  }
+  return out;
+}
+
+std::vector<double> Chunks::trim(std::vector<double> v, std::int64_t real, int slots) const {
+  const std::int64_t m = engine_size();
+  if (real == m || slots == 0) return v;
+  std::vector<double> out;
+  out.reserve(std::size_t(real) * std::size_t(slots));
+  for (int k = 0; k < slots; ++k) {
+    const auto first = v.begin() + std::ptrdiff_t(std::int64_t(k) * m);
+    out.insert(out.end(), first, first + std::ptrdiff_t(real));
   }
   return out;
 }
 
 void Chunks::activate(int c) {
-  if (count_ == 1) return;
-  // Same size: the engine's buffers fit as they are and restore_state overwrites every array a
-  // launch reads. Another size: upload resizes them (and computes energies restore overwrites).
-  if (on_engine_ < 0 || range(on_engine_).size() != range(c).size())
-    engine_.upload(initial_of(c), range(c).size());
-  engine_.restore_state(get(c));
-  on_engine_ = c;
+  // Every chunk has the engine's size: restore_state overwrites every array a launch reads.
+  if (swap_) engine_.restore_state(get(c));
 }
 
 void Chunks::park(int c) {
-  if (count_ == 1) return;
-  put(c, engine_.save_state());
+  if (swap_) put(c, engine_.save_state());
 }
 
 void Chunks::put(int c, const std::vector<StateArray>& arrays) {
@@ -163,41 +179,53 @@ std::vector<StateArray> Chunks::get(int c) {
 }
 
 std::vector<StateArray> Chunks::save_all() {
-  if (count_ == 1) return engine_.save_state();
-  // One chunk in memory at a time, copied into place: [slot * n + begin + i].
+  if (!swap_) return engine_.save_state();
+  // One chunk in memory at a time, its real trajectories copied into place:
+  // [slot * size_ + i] of the chunk to [slot * n + begin + i] of the shard.
   std::vector<StateArray> all;
   for (int c = 0; c < count_; ++c) {
     const ChunkRange r = range(c);
     const std::vector<StateArray> part = get(c);
     if (c == 0) {
       all = part;
-      for (auto& a : all) {
-        const std::size_t slots =
-            r.size() > 0 ? a.bytes.size() / (std::size_t(a.elem_bytes) * std::size_t(r.size())) : 0;
-        a.bytes.assign(slots * std::size_t(a.elem_bytes) * std::size_t(n_), 0);
-      }
+      for (auto& a : all)
+        a.bytes.assign(a.bytes.size() / std::size_t(size_) * std::size_t(n_), 0);
     }
-    if (r.size() == 0) continue;
     for (std::size_t k = 0; k < all.size(); ++k) {
       const std::size_t e = std::size_t(all[k].elem_bytes);
-      const std::size_t len = std::size_t(r.size()) * e;
-      const std::size_t slots = part[k].bytes.size() / len;
+      const std::size_t slots = part[k].bytes.size() / (e * std::size_t(size_));
       for (std::size_t s = 0; s < slots; ++s)
         std::memcpy(all[k].bytes.data() + (s * std::size_t(n_) + std::size_t(r.begin)) * e,
-                    part[k].bytes.data() + s * len, len);
+                    part[k].bytes.data() + s * std::size_t(size_) * e, std::size_t(r.size()) * e);
     }
   }
   return all;
 }
 
 void Chunks::restore_all(const std::vector<StateArray>& arrays) {
-  if (count_ == 1) {
+  if (!swap_) {
     engine_.restore_state(arrays);
     return;
   }
+  // Each chunk's real trajectories from the shard's arrays; its frozen padding stays.
   for (int c = 0; c < count_; ++c) {
     const ChunkRange r = range(c);
-    put(c, slice_arrays(arrays, n_, r.begin, r.end));
+    std::vector<StateArray> part = get(c);
+    for (auto& p : part) {
+      const StateArray* from = nullptr;
+      for (const auto& a : arrays)
+        if (a.name == p.name) from = &a;
+      const std::size_t e = std::size_t(p.elem_bytes);
+      const std::size_t slots = p.bytes.size() / (e * std::size_t(size_));
+      if (!from || std::size_t(from->elem_bytes) != e ||
+          from->bytes.size() != slots * std::size_t(n_) * e)
+        throw std::runtime_error("checkpoint array " + p.name + " does not match this run");
+      for (std::size_t s = 0; s < slots; ++s)
+        std::memcpy(p.bytes.data() + s * std::size_t(size_) * e,
+                    from->bytes.data() + (s * std::size_t(n_) + std::size_t(r.begin)) * e,
+                    std::size_t(r.size()) * e);
+    }
+    put(c, part);
   }
 }
 

@@ -8,6 +8,11 @@
 /// are taken over all chunks, and sections.csv is sorted by trajectory, so the outputs are the
 /// same. Only the drain order (results.h5's /sections rows, launches) differs.
 ///
+/// Every chunk occupies the engine at the same size: the last one is padded with frozen copies of
+/// one of its trajectories (status escaped, so no kernel advances them), which the run loop trims
+/// from what the engine returns (trim()). The engine is uploaded once per chunk at the start and
+/// never reallocated afterwards.
+///
 /// The chunk size follows from a memory budget: the engine's free device memory (CUDA), or
 /// `--memory-limit` (any backend). Parked chunks live in a file in the run's temporary directory
 /// (so host memory does not hold them twice), or in memory when no directory is given.
@@ -49,6 +54,11 @@ class Chunks {
 
   int count() const { return count_; }
   ChunkRange range(int c) const;
+  /// Trajectories on the engine per chunk (the chunk size, or the shard when unchunked).
+  std::int64_t engine_size() const { return swap_ ? size_ : n_; }
+  /// The first `real` of each of the `slots` slots of an engine array of engine_size() per slot
+  /// (an unpadded array is returned as it is).
+  std::vector<double> trim(std::vector<double> v, std::int64_t real, int slots) const;
   /// Puts chunk c on the engine (a no-op with a single chunk).
   void activate(int c);
   /// Parks the engine's chunk (c, the active one) in the store (a no-op with a single chunk).
@@ -59,6 +69,8 @@ class Chunks {
   void restore_all(const std::vector<StateArray>& arrays);
 
  private:
+  /// Chunk c's initial states, padded to size_ with copies of its first trajectory (of the
+  /// shard's first for an empty chunk).
   std::vector<double> initial_of(int c) const;
   void close_store() noexcept;
   void put(int c, const std::vector<StateArray>& arrays);
@@ -69,7 +81,7 @@ class Chunks {
   std::int64_t n_, size_;
   int count_;
   int dim_;
-  int on_engine_ = -1;  ///< chunk whose trajectories the engine was last uploaded with
+  bool swap_ = false;  ///< chunks take turns (more than one, and a shard that is not empty)
   std::filesystem::path file_;
   std::FILE* f_ = nullptr;
   std::size_t slot_bytes_ = 0;  ///< bytes reserved per chunk in the file

@@ -112,21 +112,22 @@ std::vector<double> join_slots(std::vector<std::vector<double>>& parts, int slot
   return all;
 }
 
-/// Adds a chunk's final data, [begin, begin + part size) of a shard of n, to the shard's `all`
-/// (sized for it at the first chunk): the slot-major state and tangent columns go into place.
-void place_final(FinalData& all, FinalData&& part, std::int64_t begin, std::int64_t n, int dim,
-                 int tangent_slots) {
+/// Adds the first `real` trajectories of a chunk's final data (the rest is padding) as
+/// [begin, begin + real) of a shard of n to the shard's `all`: the slot-major state and tangent
+/// columns go into place, the per-trajectory ones are appended.
+void place_final(FinalData& all, FinalData&& part, std::int64_t begin, std::int64_t real,
+                 std::int64_t n, int dim, int tangent_slots) {
   const auto m = std::int64_t(part.step.size());
   const auto place = [&](std::vector<double>& to, const std::vector<double>& from, int slots) {
     to.resize(std::size_t(slots) * std::size_t(n));
     for (int k = 0; k < slots; ++k)
-      std::copy(from.begin() + std::ptrdiff_t(k) * m, from.begin() + std::ptrdiff_t(k + 1) * m,
+      std::copy(from.begin() + std::ptrdiff_t(k) * m, from.begin() + std::ptrdiff_t(k) * m + real,
                 to.begin() + std::ptrdiff_t(k) * n + begin);
   };
   place(all.state, part.state, dim);
   if (tangent_slots > 0) place(all.tangent_out, part.tangent_out, tangent_slots);
-  const auto append = [](auto& to, const auto& from) {
-    to.insert(to.end(), from.begin(), from.end());
+  const auto append = [real](auto& to, const auto& from) {
+    if (!from.empty()) to.insert(to.end(), from.begin(), from.begin() + std::ptrdiff_t(real));
   };
   append(all.energy0, part.energy0);
   append(all.energy_error, part.energy_error);
@@ -263,7 +264,6 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   Chunks chunks(engine, mine, shard.size(), chunk, std::max(1, turns), checkpointing.scratch);
   res.chunks = chunks.count();
   res.chunk_trajectories = chunk;
-  chunks.activate(0);  // the section buffers of a full chunk
   res.hit_capacity = engine.hit_capacity();
   // One pass over the chunks: f(c, first trajectory of the chunk in the shard) with chunk c on
   // the engine, parked again afterwards when `park` is set.
@@ -281,10 +281,12 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   const auto collect_series = [&] {
     energy_parts.clear();
     tangent_parts.clear();
-    return [&](int, std::int64_t) {
+    return [&](int c, std::int64_t) {
+      const std::int64_t real = chunks.range(c).size();  // without a last chunk's padding
       const auto e = engine.energy_error_snapshot();
-      energy_parts.insert(energy_parts.end(), e.begin(), e.end());
-      if (job.tangent) tangent_parts.push_back(engine.tangent_snapshot());
+      energy_parts.insert(energy_parts.end(), e.begin(), e.begin() + std::ptrdiff_t(real));
+      if (job.tangent)
+        tangent_parts.push_back(chunks.trim(engine.tangent_snapshot(), real, tangent_slots));
     };
   };
   const auto sample_series = [&](double t) {
@@ -387,8 +389,9 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   if (chunks.count() == 1) {
     mine_final = engine.download();
   } else {
-    for_each_chunk(false, [&](int, std::int64_t first) {
-      place_final(mine_final, engine.download(), first, shard.size(), dim, tangent_slots);
+    for_each_chunk(false, [&](int c, std::int64_t first) {
+      place_final(mine_final, engine.download(), first, chunks.range(c).size(), shard.size(), dim,
+                  tangent_slots);
     });
   }
   res.final = comm::distributed() ? gather_final(mine_final, dim, tangent_slots, shard.size())

@@ -32,6 +32,9 @@ VIGOR, SCRATCH = sys.argv[1], sys.argv[2]
 TIMING_KEYS = {"wall_seconds", "kernel_seconds", "trajectory_steps_per_second",
                "trajectory_steps_per_second_wall", "peak_host_memory_bytes", "output_dir",
                "resumed_at_step", "mpi_ranks", "device"}
+# How the ensemble was split (ranks, chunks) shows in these, not in the results.
+SPLIT_KEYS = {"launches", "chunks", "chunk_trajectories", "memory_limit_bytes",
+              "section_buffer_per_trajectory"}
 
 SURVEY = {
     "model": {"name": "henon_heiles"},
@@ -122,7 +125,7 @@ def compare(ref, got, label):
                 failures.append(f"{label}: {name} differs from the uninterrupted run's")
         elif name == "summary.json":
             sa, sb = json.load(open(a)), json.load(open(b))
-            for k in TIMING_KEYS:
+            for k in TIMING_KEYS | (SPLIT_KEYS if "mpi" in label else set()):
                 sa.pop(k, None)
                 sb.pop(k, None)
             # The two runs' jobs differ in their output directory only.
@@ -211,7 +214,7 @@ def kill_and_resume(spec, name, rng, duration, extra=()):
     return failures + final_checks(base, out, name)
 
 
-def sigint_and_resume(spec, name, mpi_ranks=0):
+def sigint_and_resume(spec, name, mpi_ranks=0, extra=()):
     """SIGINT mid-run: checkpoint, exit 3 with the resume command; --resume finishes the run.
     With mpi_ranks, the interrupted run has that many ranks and one process resumes it."""
     base = os.path.join(SCRATCH, name)
@@ -222,7 +225,7 @@ def sigint_and_resume(spec, name, mpi_ranks=0):
     r = run(["run", ref_job, "--quiet"])
     if r.returncode != 0:
         return [f"{name}: the uninterrupted run failed: {r.stderr}"]
-    cmd = [VIGOR, "run", job, "--quiet", "--threads", "1", "--checkpoint-every", "0"]
+    cmd = [VIGOR, "run", job, "--quiet", "--threads", "1", "--checkpoint-every", "0"] + list(extra)
     if mpi_ranks:
         cmd = ["mpirun", "--oversubscribe", "-np", str(mpi_ranks)] + cmd
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -341,6 +344,11 @@ def main():
         # Section rows of results.h5 are in drain order, which depends on the rank count.
         failures += sigint_and_resume(dict(SURVEY, output={"dir": "OUT"}), "survey-mpi2-resume1",
                                       mpi_ranks=2)
+        # Each rank in chunks (the last one padded) under a memory limit; one process resumes
+        # with the stored limit, in its own chunking (the reference runs unchunked).
+        failures += sigint_and_resume(dict(SURVEY, output={"dir": "OUT"}),
+                                      "survey-mpi2-chunked-resume1", mpi_ranks=2,
+                                      extra=["--memory-limit", "100K"])
     else:
         print("no MPI build or no mpirun: the rank-count-independent resume is not tested")
     for f in failures:
