@@ -4,10 +4,10 @@
 #   fuzz/run_fuzz.sh BUILD_DIR [SECONDS] [libFuzzer flags...]
 #
 # BUILD_DIR is a configured vigor build: its generated/ headers are used and the fuzz build goes to
-# BUILD_DIR/fuzz/build. SECONDS (default 60) is split between the targets: three quarters for
-# fuzz_job (job text into parse_job), the rest for fuzz_array_file (.npy / .csv state files). Both
-# start from seed corpora copied to BUILD_DIR/fuzz/run (examples/*.json, examples/gallery/*.json,
-# fuzz/seeds/). An input that crashes, trips a sanitizer, leaks, hangs (20 s) or takes more than
+# BUILD_DIR/fuzz/build. SECONDS (default 60) is split between the targets: half for fuzz_job (job
+# text into parse_job), a quarter each for fuzz_array_file (.npy / .csv state files) and
+# fuzz_checkpoint (checkpoint.bin files for --resume). All start from seed corpora copied to
+# BUILD_DIR/fuzz/run (examples/*.json, examples/gallery/*.json, fuzz/seeds/). An input that crashes, trips a sanitizer, leaks, hangs (20 s) or takes more than
 # 2 GB is a finding: it is saved under BUILD_DIR/fuzz/findings/ and the script says how to replay it.
 #
 # Exit status: 0 no finding; 1 a finding or a failed build; 77 no clang with the libFuzzer and
@@ -82,7 +82,8 @@ if ! cmake "${configure[@]}" > "$fz/configure.log" 2>&1 ||
   tail -n 40 "$fz/configure.log" "$fz/build.log" 2>/dev/null
   exit 1
 fi
-echo "run_fuzz: built fuzz_job and fuzz_array_file with $cxx in $(( $(date +%s) - start )) s"
+echo "run_fuzz: built fuzz_job, fuzz_array_file and fuzz_checkpoint with $cxx in" \
+     "$(( $(date +%s) - start )) s"
 
 # --- run -------------------------------------------------------------------------------------
 run=$fz/run
@@ -131,12 +132,14 @@ fuzz() {  # target, seconds, corpus, extra flags
   fi
 }
 
-job_seconds=$(( total - total / 4 ))
 file_seconds=$(( total / 4 ))
+job_seconds=$(( total - 2 * file_seconds ))
 [ "$job_seconds" -ge 1 ] || job_seconds=1
 [ "$file_seconds" -ge 1 ] || file_seconds=1
 fuzz fuzz_job "$job_seconds" \
   "$(corpus_dir fuzz_job "$src"/examples/*.json "$src"/examples/gallery/*.json \
      "$src"/fuzz/seeds/jobs/*.json)" -dict="$src/fuzz/job.dict" "$@"
 fuzz fuzz_array_file "$file_seconds" "$(corpus_dir fuzz_array_file "$src"/fuzz/seeds/files/*)" "$@"
+fuzz fuzz_checkpoint "$file_seconds" \
+  "$(corpus_dir fuzz_checkpoint "$src"/fuzz/seeds/checkpoints/*)" -max_len=16384 "$@"
 exit $status

@@ -8,8 +8,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <system_error>
+
+#include "host/json_read.hpp"
 
 namespace vigor::host {
 
@@ -265,23 +268,31 @@ Checkpoint read_checkpoint(const fs::path& dir) {
            std::to_string(kVersion));
   Checkpoint c;
   try {
+    // Numbers through the job parser's checked readers: a float or an out-of-range value where an
+    // integer belongs is refused, not converted.
+    using job_detail::integer;
+    using job_detail::unsigned_integer;
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const auto h = nlohmann::ordered_json::parse(in.text());
     c.job = h.at("job");
     c.overrides.out = h.at("overrides").at("out").get<std::string>();
     c.overrides.backend = h.at("overrides").at("backend").get<std::string>();
     c.overrides.precision = h.at("overrides").at("precision").get<std::string>();
     c.cwd = h.at("cwd").get<std::string>();
-    c.trajectories = h.at("trajectories").get<std::int64_t>();
-    c.dim = h.at("dim").get<int>();
-    c.ensemble_hash = h.at("ensemble_hash").get<std::uint64_t>();
-    c.spill_records = h.at("spill_records").get<std::int64_t>();
-    c.memory_limit = h.at("memory_limit").get<std::uint64_t>();
-    c.resumed_at = h.at("resumed_at").get<std::vector<std::int64_t>>();
-    c.cursor.step = h.at("step").get<std::int64_t>();
-    c.cursor.segments = h.at("segments").get<std::int64_t>();
-    c.cursor.launches = h.at("launches").get<std::int64_t>();
-    c.cursor.hits = h.at("hits").get<std::int64_t>();
+    c.trajectories = integer(h.at("trajectories"), "trajectories", 0, kMax);
+    c.dim = int(integer(h.at("dim"), "dim", 1, 1 << 20));
+    c.ensemble_hash = unsigned_integer(h.at("ensemble_hash"), "ensemble_hash");
+    c.spill_records = integer(h.at("spill_records"), "spill_records", 0, kMax);
+    c.memory_limit = unsigned_integer(h.at("memory_limit"), "memory_limit");
+    for (const auto& v : job_detail::array(h.at("resumed_at"), "resumed_at"))
+      c.resumed_at.push_back(integer(v, "resumed_at", 0, kMax));
+    c.cursor.step = integer(h.at("step"), "step", 0, kMax);
+    c.cursor.segments = integer(h.at("segments"), "segments", 0, kMax);
+    c.cursor.launches = integer(h.at("launches"), "launches", 0, kMax);
+    c.cursor.hits = integer(h.at("hits"), "hits", 0, kMax);
   } catch (const nlohmann::json::exception& e) {
+    in.bad(std::string("bad header: ") + e.what());
+  } catch (const JobError& e) {
     in.bad(std::string("bad header: ") + e.what());
   }
   c.cursor.kernel_seconds = in.pod<double>();

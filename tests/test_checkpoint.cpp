@@ -151,6 +151,21 @@ TEST(CheckpointFile, DamagedFilesAreRefusedWithAReason) {
   later[8] = 9;  // the format version
   put(later);
   expect_unusable(tmp.path, "format version 9");
+  // Found by fuzz_checkpoint: a float where the header has an integer was converted with
+  // undefined behaviour (9e19 into a uint64); the header is read before the checksum is checked.
+  for (const char* field : {R"("step": 9.01948e19)", R"("step": -3)", R"("dim": 2.5)"}) {
+    std::string header = R"({"job": {}, "overrides": {"out": "", "backend": "", "precision": ""},
+      "cwd": "/", "trajectories": 1, "dim": 2, "ensemble_hash": 1, "spill_records": 0,
+      "memory_limit": 0, "resumed_at": [], "step": 1, "segments": 1, "launches": 1, "hits": 0})";
+    const std::string key = std::string(field).substr(0, std::string(field).find(':') + 1);
+    const auto at = header.find(key);
+    header.replace(at, header.find_first_of(",}", at) - at, field);
+    std::string b = bytes.substr(0, 12);
+    const std::uint64_t len = header.size();
+    b.append(reinterpret_cast<const char*>(&len), 8);
+    put(b + header);
+    expect_unusable(tmp.path, "bad header");
+  }
   fs::remove(file);
   try {
     read_checkpoint(tmp.path);
