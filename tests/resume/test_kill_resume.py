@@ -157,6 +157,20 @@ def compare_h5(a, b, label):
     return failures
 
 
+def prepare(spec, name, extra=()):
+    """SCRATCH/name with the reference job run uninterrupted into ref/ and the job to interrupt
+    (writing out/): (base, out, job, error message or None)."""
+    base = os.path.join(SCRATCH, name)
+    os.makedirs(base)
+    ref_job = write_job(spec, os.path.join(base, "ref"), os.path.join(base, "ref.json"))
+    out = os.path.join(base, "out")
+    job = write_job(spec, out, os.path.join(base, "job.json"))
+    r = run(["run", ref_job, "--quiet"] + list(extra))
+    if r.returncode != 0:
+        return base, out, job, f"{name}: the uninterrupted run failed: {r.stderr}"
+    return base, out, job, None
+
+
 def final_checks(base, out, name):
     """The resumed results against the uninterrupted ones, and nothing left beside them."""
     failures = compare(os.path.join(base, "ref"), out, name)
@@ -170,14 +184,9 @@ def kill_and_resume(spec, name, rng, duration, extra=()):
     """Uninterrupted reference, then a run killed at random moments and resumed to the end; `extra`
     arguments go to every run (and resume)."""
     extra = list(extra)
-    base = os.path.join(SCRATCH, name)
-    os.makedirs(base)
-    ref_job = write_job(spec, os.path.join(base, "ref"), os.path.join(base, "ref.json"))
-    out = os.path.join(base, "out")
-    job = write_job(spec, out, os.path.join(base, "job.json"))
-    r = run(["run", ref_job, "--quiet"] + extra)
-    if r.returncode != 0:
-        return [f"{name}: the uninterrupted run failed: {r.stderr}"]
+    base, out, job, error = prepare(spec, name, extra)
+    if error:
+        return [error]
     failures = []
     kills = 0
     attempts = 0
@@ -217,14 +226,9 @@ def kill_and_resume(spec, name, rng, duration, extra=()):
 def sigint_and_resume(spec, name, mpi_ranks=0, extra=()):
     """SIGINT mid-run: checkpoint, exit 3 with the resume command; --resume finishes the run.
     With mpi_ranks, the interrupted run has that many ranks and one process resumes it."""
-    base = os.path.join(SCRATCH, name)
-    os.makedirs(base)
-    ref_job = write_job(spec, os.path.join(base, "ref"), os.path.join(base, "ref.json"))
-    out = os.path.join(base, "out")
-    job = write_job(spec, out, os.path.join(base, "job.json"))
-    r = run(["run", ref_job, "--quiet"])
-    if r.returncode != 0:
-        return [f"{name}: the uninterrupted run failed: {r.stderr}"]
+    base, out, job, error = prepare(spec, name)
+    if error:
+        return [error]
     cmd = [VIGOR, "run", job, "--quiet", "--threads", "1", "--checkpoint-every", "0"] + list(extra)
     if mpi_ranks:
         cmd = ["mpirun", "--oversubscribe", "-np", str(mpi_ranks)] + cmd
@@ -262,14 +266,9 @@ def full_disk_and_resume(spec, name):
     """A write failing mid-run (a file-size limit stands in for a full disk): exit 3 naming the
     checkpoint kept; --resume, with room again, finishes with the uninterrupted run's results."""
     import resource
-    base = os.path.join(SCRATCH, name)
-    os.makedirs(base)
-    ref_job = write_job(spec, os.path.join(base, "ref"), os.path.join(base, "ref.json"))
-    out = os.path.join(base, "out")
-    job = write_job(spec, out, os.path.join(base, "job.json"))
-    r = run(["run", ref_job, "--quiet"])
-    if r.returncode != 0:
-        return [f"{name}: the uninterrupted run failed: {r.stderr}"]
+    base, out, job, error = prepare(spec, name)
+    if error:
+        return [error]
 
     def small_disk():
         # Writes beyond 2 MB fail with EFBIG (SIGXFSZ ignored): the spill outgrows it mid-run,
