@@ -165,7 +165,8 @@ std::int64_t plan_chunk_size(const Job& job, const RunOptions& options, Engine& 
   per += 16;
   if (job.has_section) per += 2 * std::size_t(dim + 1) * real_bytes;
   // The section buffers take at most their byte budget, twice on a GPU (buffers + compaction).
-  const std::size_t fixed = 2 * make_request(job, options).hit_buffer_bytes;
+  const BackendKind backend = engine.backend_name() == "cpu" ? BackendKind::kCpu : BackendKind::kCuda;
+  const std::size_t fixed = 2 * make_request(job, options, backend).hit_buffer_bytes;
   return chunk_size_for(local_n, budget, per, fixed);
 }
 
@@ -217,7 +218,7 @@ void together(F&& f) {
 
 }  // namespace
 
-EngineRequest make_request(const Job& job, const RunOptions& options) {
+EngineRequest make_request(const Job& job, const RunOptions& options, BackendKind backend) {
   EngineRequest r;
   r.model = job.model;
   r.integrator = job.integrator;
@@ -232,6 +233,12 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
   r.newton_tolerance = job.newton_tolerance;
   r.tangent = job.tangent;
   r.threads = options.threads;
+  // On the CPU the buffers are host memory the kernels write as trajectories cross: a quarter
+  // GiB of them (64 slots for 10^5 Hénon–Heiles trajectories) costs its page faults and zeroing
+  // in every run (0.18 s of 1.3 s measured, docs/performance.md), while a relaunch after a full
+  // buffer costs little; GPUs keep the large buffers, which save whole relaunches and drains.
+  if (backend == BackendKind::kCpu)
+    r.hit_buffer_bytes = std::min(r.hit_buffer_bytes, kCpuHitBufferBytes);
   // Under a memory limit the section buffers take at most an eighth of it.
   if (options.memory_limit > 0)
     r.hit_buffer_bytes = std::min(r.hit_buffer_bytes, options.memory_limit / 8);
@@ -239,7 +246,8 @@ EngineRequest make_request(const Job& job, const RunOptions& options) {
 }
 
 std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options) {
-  return make_engine(make_request(job, options), resolve_backend(job.backend));
+  const BackendKind backend = resolve_backend(job.backend);
+  return make_engine(make_request(job, options, backend), backend);
 }
 
 RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine,

@@ -77,11 +77,16 @@ struct RunResult {
 /// per trajectory across blocks.
 using HitSink = std::function<void(const HitBlock&)>;
 
+/// The engine request a job describes (model, integrator, precision, section, threads …), with
+/// the section-buffer budget of `backend` (kCpu: kCpuHitBufferBytes) and of the memory limit.
+EngineRequest make_request(const Job& job, const RunOptions& options,
+                           BackendKind backend = BackendKind::kAuto);
+
+/// Section-buffer bytes of a CPU engine (EngineRequest's default is sized for GPUs).
+inline constexpr std::size_t kCpuHitBufferBytes = std::size_t(32) << 20;
+
 /// Resolve the job's backend and build its engine; nothing is uploaded or written. Throws
 /// std::runtime_error on a runtime failure (no device).
-/// The engine request a job describes (model, integrator, precision, section, threads …).
-EngineRequest make_request(const Job& job, const RunOptions& options);
-
 std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options);
 
 /// Upload the ensemble into an engine built by build_engine() and run every segment, handing
