@@ -61,9 +61,10 @@ int list() {
   std::printf("models:\n");
   for (const auto& m : model_infos()) {
     std::printf(
-        "  %s  (dof %d, %s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof, m.kind.c_str(),
+        "  %s  (dof %d, %s%s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof, m.kind.c_str(),
         m.constraints > 0 ? (", " + std::to_string(m.constraints) + " constraints").c_str() : "",
-        m.forced ? ", forced" : "", m.description.c_str());
+        m.forced ? ", forced" : "", m.builtin ? "" : ", registered by this program",
+        m.description.c_str());
     for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
     std::printf("\n");
     if (!m.momentum_names.empty()) {

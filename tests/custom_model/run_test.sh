@@ -64,7 +64,9 @@ toda=$work/build/toda
 
 step "list"
 "$toda" list >"$work/list.txt" 2>"$work/list.err" || fail "toda list failed: $(cat "$work/list.err")"
-grep -q '^  toda_lattice  (dof 3, separable)' "$work/list.txt" || fail "toda_lattice not listed"
+grep -q '^  toda_lattice  (dof 3, separable, registered by this program)' "$work/list.txt" ||
+  fail "toda_lattice not listed as a registered model"
+grep -q '^  henon_heiles  (dof 2, separable)' "$work/list.txt" || fail "henon_heiles listed as registered"
 # Its integrators are exactly those registered; the built-in models are all still there.
 awk '/^  toda_lattice /{f=1} f && /integrators:/{print; exit}' "$work/list.txt" |
   grep -qx '    integrators: verlet yoshida4' || fail "toda_lattice integrators are not 'verlet yoshida4'"
