@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "host/json_read.hpp"
+#include "host/slots.hpp"
 
 namespace vigor::host {
 
@@ -323,13 +324,10 @@ std::vector<StateArray> slice_arrays(const std::vector<StateArray>& all, std::in
     StateArray s;
     s.name = a.name;
     s.elem_bytes = a.elem_bytes;
-    const std::size_t e = std::size_t(a.elem_bytes);
-    const std::size_t slots = n > 0 ? a.bytes.size() / (e * std::size_t(n)) : 0;
-    for (std::size_t k = 0; k < slots; ++k) {
-      const auto first =
-          a.bytes.begin() + std::ptrdiff_t((k * std::size_t(n) + std::size_t(begin)) * e);
-      s.bytes.insert(s.bytes.end(), first, first + std::ptrdiff_t(std::size_t(end - begin) * e));
-    }
+    const std::int64_t e = a.elem_bytes;
+    const std::int64_t slots = n > 0 ? std::int64_t(a.bytes.size()) / (e * n) : 0;
+    s.bytes.resize(std::size_t(slots * (end - begin) * e));
+    copy_slots(a.bytes.data(), n, begin, s.bytes.data(), end - begin, 0, end - begin, slots, e);
     out.push_back(std::move(s));
   }
   return out;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "host/checkpoint.hpp"
+#include "host/slots.hpp"
 #include "kernels/driver.hpp"
 
 namespace vigor::host {
@@ -100,12 +101,8 @@ std::vector<double> Chunks::initial_of(int c) const {
 std::vector<double> Chunks::trim(std::vector<double> v, std::int64_t real, int slots) const {
   const std::int64_t m = engine_size();
   if (real == m || slots == 0) return v;
-  std::vector<double> out;
-  out.reserve(std::size_t(real) * std::size_t(slots));
-  for (int k = 0; k < slots; ++k) {
-    const auto first = v.begin() + std::ptrdiff_t(std::int64_t(k) * m);
-    out.insert(out.end(), first, first + std::ptrdiff_t(real));
-  }
+  std::vector<double> out(std::size_t(real) * std::size_t(slots));
+  copy_slots(v.data(), m, 0, out.data(), real, 0, real, slots);
   return out;
 }
 
@@ -192,11 +189,10 @@ std::vector<StateArray> Chunks::save_all() {
         a.bytes.assign(a.bytes.size() / std::size_t(size_) * std::size_t(n_), 0);
     }
     for (std::size_t k = 0; k < all.size(); ++k) {
-      const std::size_t e = std::size_t(all[k].elem_bytes);
-      const std::size_t slots = part[k].bytes.size() / (e * std::size_t(size_));
-      for (std::size_t s = 0; s < slots; ++s)
-        std::memcpy(all[k].bytes.data() + (s * std::size_t(n_) + std::size_t(r.begin)) * e,
-                    part[k].bytes.data() + s * std::size_t(size_) * e, std::size_t(r.size()) * e);
+      const std::int64_t e = all[k].elem_bytes;
+      const std::int64_t slots = std::int64_t(part[k].bytes.size()) / (e * size_);
+      copy_slots(part[k].bytes.data(), size_, 0, all[k].bytes.data(), n_, r.begin, r.size(), slots,
+                 e);
     }
   }
   return all;
@@ -215,15 +211,12 @@ void Chunks::restore_all(const std::vector<StateArray>& arrays) {
       const StateArray* from = nullptr;
       for (const auto& a : arrays)
         if (a.name == p.name) from = &a;
-      const std::size_t e = std::size_t(p.elem_bytes);
-      const std::size_t slots = p.bytes.size() / (e * std::size_t(size_));
-      if (!from || std::size_t(from->elem_bytes) != e ||
-          from->bytes.size() != slots * std::size_t(n_) * e)
+      const std::int64_t e = p.elem_bytes;
+      const std::int64_t slots = std::int64_t(p.bytes.size()) / (e * size_);
+      if (!from || from->elem_bytes != e ||
+          std::int64_t(from->bytes.size()) != slots * n_ * e)
         throw std::runtime_error("checkpoint array " + p.name + " does not match this run");
-      for (std::size_t s = 0; s < slots; ++s)
-        std::memcpy(p.bytes.data() + s * std::size_t(size_) * e,
-                    from->bytes.data() + (s * std::size_t(n_) + std::size_t(r.begin)) * e,
-                    std::size_t(r.size()) * e);
+      copy_slots(from->bytes.data(), n_, r.begin, p.bytes.data(), size_, 0, r.size(), slots, e);
     }
     put(c, part);
   }

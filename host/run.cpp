@@ -18,6 +18,7 @@
 #include "host/progress.hpp"
 #include "host/stop.hpp"
 #include "host/registry.hpp"
+#include "host/slots.hpp"
 #include "vigor/version.hpp"
 
 namespace vigor::host {
@@ -34,12 +35,8 @@ double seconds_since(Clock::time_point t0) {
 /// c n + i).
 std::vector<double> shard_states(const std::vector<double>& soa, std::int64_t n, int dim,
                                  Shard s) {
-  std::vector<double> out;
-  out.reserve(std::size_t(s.size()) * std::size_t(dim));
-  for (int c = 0; c < dim; ++c) {
-    const auto first = soa.begin() + std::ptrdiff_t(c * n + s.begin);
-    out.insert(out.end(), first, first + std::ptrdiff_t(s.size()));
-  }
+  std::vector<double> out(std::size_t(s.size()) * std::size_t(dim));
+  copy_slots(soa.data(), n, s.begin, out.data(), s.size(), 0, s.size(), dim);
   return out;
 }
 
@@ -102,13 +99,15 @@ std::vector<StateArray> gather_arrays(std::vector<StateArray> mine, std::int64_t
 /// [slot * sum(size_c) + i]. A single part is returned as it is.
 std::vector<double> join_slots(std::vector<std::vector<double>>& parts, int slots) {
   if (parts.size() == 1) return std::move(parts[0]);
-  std::vector<double> all;
-  for (int k = 0; k < slots; ++k)
-    for (const auto& p : parts) {
-      const std::size_t len = p.size() / std::size_t(slots);
-      const auto first = p.begin() + std::ptrdiff_t(std::size_t(k) * len);
-      all.insert(all.end(), first, first + std::ptrdiff_t(len));
-    }
+  std::int64_t total = 0;
+  for (const auto& p : parts) total += std::int64_t(p.size()) / slots;
+  std::vector<double> all(std::size_t(total) * std::size_t(slots));
+  std::int64_t at = 0;
+  for (const auto& p : parts) {
+    const std::int64_t len = std::int64_t(p.size()) / slots;
+    copy_slots(p.data(), len, 0, all.data(), total, at, len, slots);
+    at += len;
+  }
   return all;
 }
 
@@ -120,9 +119,7 @@ void place_final(FinalData& all, FinalData&& part, std::int64_t begin, std::int6
   const auto m = std::int64_t(part.step.size());
   const auto place = [&](std::vector<double>& to, const std::vector<double>& from, int slots) {
     to.resize(std::size_t(slots) * std::size_t(n));
-    for (int k = 0; k < slots; ++k)
-      std::copy(from.begin() + std::ptrdiff_t(k) * m, from.begin() + std::ptrdiff_t(k) * m + real,
-                to.begin() + std::ptrdiff_t(k) * n + begin);
+    copy_slots(from.data(), m, 0, to.data(), n, begin, real, slots);
   };
   place(all.state, part.state, dim);
   if (tangent_slots > 0) place(all.tangent_out, part.tangent_out, tangent_slots);
