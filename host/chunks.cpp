@@ -43,6 +43,8 @@ Chunks::Chunks(Engine& engine, const std::vector<double>& initial, std::int64_t 
     return;
   }
   if (!scratch.empty()) {
+    std::error_code ec;
+    fs::create_directories(scratch, ec);  // the system's temp dir on other MPI ranks
     file_ = scratch / "chunks.bin";
     f_ = std::fopen(file_.c_str(), "w+b");
     if (!f_)

@@ -560,14 +560,12 @@ nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, boo
       if (!path.empty()) fs::remove_all(path, ec);
     }
   } other_rank_scratch;
-  together([&] {
-    if (comm::root()) {
-      cp.scratch = out->temp();
-    } else {
-      fs::create_directories(rank_scratch);
-      other_rank_scratch.path = cp.scratch = rank_scratch;
-    }
-  });
+  // (Chunks creates the directory only when the run is chunked.)
+  if (comm::root()) {
+    cp.scratch = out->temp();
+  } else {
+    other_rank_scratch.path = cp.scratch = rank_scratch;
+  }
   const std::uint64_t fingerprint = ensemble_fingerprint(job.ensemble);
   char cwd_buf[4096];
   const std::string cwd = ::getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : "";
