@@ -16,6 +16,9 @@ namespace vigor_bench {
 struct ImplicitSuiteOptions {
   bool quick = false;
   double target_seconds = 0.5;  ///< per measurement
+  /// Timed runs per case; the fastest is reported. On a shared machine the slow outliers are
+  /// other tenants' work, and the ratios to Verlet are only as steady as both of their rates.
+  int repeats = 3;
   /// n points of the Hénon–Heiles E = 1/8 section, SoA (the Verlet table's ensemble).
   std::function<std::vector<double>(std::int64_t)> henon_heiles_ensemble;
 };

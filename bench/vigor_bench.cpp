@@ -538,6 +538,7 @@ int main(int argc, char** argv) {
   if (o.implicit) {
     vigor_bench::ImplicitSuiteOptions io;
     io.quick = o.quick;
+    io.repeats = o.quick ? 1 : 3;
     io.target_seconds = o.target_seconds;
     io.henon_heiles_ensemble = make_ensemble;
     try {

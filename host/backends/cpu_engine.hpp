@@ -50,16 +50,28 @@ class CpuEngine final : public Engine {
   // a model or integrator that does not support it is ever compiled.
   using MP = std::conditional_t<kSimd, kernels::rebind_t<M, P>, M>;
   using IP = std::conditional_t<kSimd, kernels::rebind_t<I, P>, I>;
+  /// Tangent blocks are one register wide: a dual number carries 1 + K packs (K = 2 dof), so
+  /// Hénon–Heiles' dual Phase is 30 packs — 60 registers at two per pack, spilled to the stack
+  /// every step, 30 at one, which nearly fit AVX-512's 32 (docs/performance.md, tangent section).
+  static constexpr int kTangentLanes = kernels::native_lanes<Real>();
+  using PT = kernels::Pack<Real, kTangentLanes>;
+  using MPT = std::conditional_t<kSimdTangent, kernels::rebind_t<M, PT>, M>;
+  using IPT = std::conditional_t<kSimdTangent, kernels::rebind_t<I, PT>, I>;
 
   explicit CpuEngine(const EngineRequest& r)
       : request_(r),
         model_pack_(MP::from_params(r.params.data())),
-        integrator_pack_(IP::from_options(r.options.data())) {
+        integrator_pack_(IP::from_options(r.options.data())),
+        model_tangent_pack_(MPT::from_params(r.params.data())),
+        integrator_tangent_pack_(IPT::from_options(r.options.data())) {
     kernels::set_newton_iterations(integrator_pack_, r.newton_iterations);
+    kernels::set_newton_iterations(integrator_tangent_pack_, r.newton_iterations);
   }
 
   int simd_lanes() const override {
-    return request_.cpu_simd && (request_.tangent ? kSimdTangent : kSimd) ? kLanes : 1;
+    if (!request_.cpu_simd) return 1;
+    if (request_.tangent) return kSimdTangent ? kTangentLanes : 1;
+    return kSimd ? kLanes : 1;
   }
 
   int dim() const override { return kDim; }
@@ -114,13 +126,16 @@ class CpuEngine final : public Engine {
         if constexpr (kSimdTangent) {
           if (request_.cpu_simd) {
             lanes = true;
-            const std::int64_t blocks = (n_ + kLanes - 1) / kLanes;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
+            constexpr int W = kTangentLanes;
+            const MPT model_tp = model_tangent_pack_;
+            const IPT integrator_tp = integrator_tangent_pack_;
+            const std::int64_t blocks = (n_ + W - 1) / W;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads())
             for (std::int64_t b = 0; b < blocks; ++b) {
-              const std::int64_t i0 = b * kLanes;
-              const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
-              kernels::advance_block<MP, M, IP, Real, kLanes, true>(
-                  model_pack, model, integrator_pack, sp, a, i0, valid, integrator_d);
+              const std::int64_t i0 = b * W;
+              const int valid = int(n_ - i0 < W ? n_ - i0 : W);
+              kernels::advance_block<MPT, M, IPT, Real, W, true>(
+                  model_tp, model, integrator_tp, sp, a, i0, valid, integrator_d);
             }
           }
         }
@@ -196,6 +211,8 @@ class CpuEngine final : public Engine {
   EngineRequest request_;
   MP model_pack_;
   IP integrator_pack_;
+  MPT model_tangent_pack_;
+  IPT integrator_tangent_pack_;
   using Setup = EngineSetup<M, I, Real>;
   std::unique_ptr<Setup> setup_;
   std::int64_t n_ = 0;
