@@ -4,8 +4,9 @@
 ///
 /// The arrays have exactly the device layout (SoA), so a block of W consecutive trajectories is one
 /// vector load per state component. Blocks run kernels::advance_block (kernels/simd/), the last
-/// n mod W trajectories the scalar kernels::advance_trajectory the CUDA kernel calls; every lane
-/// computes what the scalar path computes, bit for bit. Trajectories are independent, so results
+/// partial block too (its missing lanes start inactive); pairs without a lane path run the scalar
+/// kernels::advance_trajectory the CUDA kernel calls. Every lane computes what the scalar path
+/// computes, bit for bit. Trajectories are independent, so results
 /// do not depend on the thread count, the schedule or the lane width.
 #pragma once
 
