@@ -2,13 +2,13 @@
 
 #include <sys/resource.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "host/chunks.hpp"
 #include "host/cli.hpp"
@@ -16,9 +16,9 @@
 #include "host/hdf5_results.hpp"
 #include "host/invariants.hpp"
 #include "host/progress.hpp"
-#include "host/stop.hpp"
 #include "host/registry.hpp"
 #include "host/slots.hpp"
+#include "host/stop.hpp"
 #include "vigor/version.hpp"
 
 namespace vigor::host {
@@ -33,8 +33,7 @@ double seconds_since(Clock::time_point t0) {
 
 /// This rank's share of the ensemble's initial states (SoA: component c of trajectory i at
 /// c n + i).
-std::vector<double> shard_states(const std::vector<double>& soa, std::int64_t n, int dim,
-                                 Shard s) {
+std::vector<double> shard_states(const std::vector<double>& soa, std::int64_t n, int dim, Shard s) {
   std::vector<double> out(std::size_t(s.size()) * std::size_t(dim));
   copy_slots(soa.data(), n, s.begin, out.data(), s.size(), 0, s.size(), dim);
   return out;
@@ -162,7 +161,8 @@ std::int64_t plan_chunk_size(const Job& job, const RunOptions& options, Engine& 
   per += 16;
   if (job.has_section) per += 2 * std::size_t(dim + 1) * real_bytes;
   // The section buffers take at most their byte budget, twice on a GPU (buffers + compaction).
-  const BackendKind backend = engine.backend_name() == "cpu" ? BackendKind::kCpu : BackendKind::kCuda;
+  const BackendKind backend =
+      engine.backend_name() == "cpu" ? BackendKind::kCpu : BackendKind::kCuda;
   const std::size_t fixed = 2 * make_request(job, options, backend).hit_buffer_bytes;
   return chunk_size_for(local_n, budget, per, fixed);
 }
@@ -259,13 +259,13 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   const Shard shard = comm::my_shard(n);
   const int dim = engine.dim();
   const int tangent_slots = job.tangent ? int(kTangentColumns.size()) : 0;
-  const std::vector<double> initial = comm::distributed()
-                                          ? shard_states(job.ensemble.state, n, dim, shard)
-                                          : std::vector<double>();
+  const std::vector<double> initial =
+      comm::distributed() ? shard_states(job.ensemble.state, n, dim, shard) : std::vector<double>();
   const std::vector<double>& mine = comm::distributed() ? initial : job.ensemble.state;
   // Chunks when the shard does not fit the engine's memory; every rank makes as many turns.
   const std::int64_t chunk = plan_chunk_size(job, options, engine, mine, shard.size());
-  const int turns = int(comm::max(double((shard.size() + chunk - 1) / std::max<std::int64_t>(1, chunk))));
+  const int turns =
+      int(comm::max(double((shard.size() + chunk - 1) / std::max<std::int64_t>(1, chunk))));
   Chunks chunks(engine, mine, shard.size(), chunk, std::max(1, turns), checkpointing.scratch);
   res.chunks = chunks.count();
   res.chunk_trajectories = chunk;
@@ -344,7 +344,8 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
   Progress progress(!options.quiet && comm::root(), stderr, options.progress_terminal);
   ProgressState ps;
   ps.steps_total = job.steps;
-  ps.segments_total = (job.steps + job.segment_steps - 1) / std::max<std::int64_t>(1, job.segment_steps);
+  ps.segments_total =
+      (job.steps + job.segment_steps - 1) / std::max<std::int64_t>(1, job.segment_steps);
   ps.trajectories = n;
   ps.steps_done = start;
   ps.segments_done = res.segments;
@@ -374,9 +375,8 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine
     // Rank 0's clock decides when one is due, so all ranks take it together.
     const int sig = int(comm::max(double(stop_requested())));
     if (checkpointing.save && done < job.steps) {
-      const bool due =
-          comm::root() && options.checkpoint_every >= 0 &&
-          seconds_since(last_checkpoint) >= options.checkpoint_every;
+      const bool due = comm::root() && options.checkpoint_every >= 0 &&
+                       seconds_since(last_checkpoint) >= options.checkpoint_every;
       if (sig != 0 || comm::max(due ? 1.0 : 0.0) > 0) checkpoint(done);
     }
     if (sig != 0 && done < job.steps) {  // after the last segment: finish, nothing is lost
@@ -594,6 +594,12 @@ nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, boo
     out->keep();
     if (spill) spill->keep();
   };
+  // What a failure message adds once a checkpoint exists: where it is and how to continue.
+  auto kept_note = [&]() -> std::string {
+    return checkpointed ? " (the last checkpoint is kept in " + out->temp().string() +
+                              "; continue with: " + resume_command(out->target()) + ")"
+                        : "";
+  };
   RunResult r;
   try {
     r = run_ensemble(
@@ -609,11 +615,7 @@ nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, boo
     throw Interrupted(e.signal(), e.step(), e.steps(),
                       "checkpoint written; continue with: " + resume_command(out->target()));
   } catch (const std::exception& e) {
-    const std::string kept =
-        comm::root() && checkpointed
-            ? " (the last checkpoint is kept in " + out->temp().string() +
-                  "; continue with: " + resume_command(out->target()) + ")"
-            : "";
+    const std::string kept = comm::root() ? kept_note() : "";
     // Mid-run, the other ranks wait in a collective call: end them all. Rank 0's temporary
     // directory stays beside the target (never the target itself).
     if (!comm::distributed()) {
@@ -627,40 +629,50 @@ nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, boo
   engine.reset();  // device memory back before the outputs are written
   if (!comm::root()) return {};
   r.wall_seconds = (resume ? resume->cursor.wall_seconds : 0.0) + seconds_since(t0);
-  nlohmann::ordered_json invariants;  // cloud ensembles only
-  if (spill) {
-    spill->finish();
-    // Always present with CSV output (header only without a section), so scripts can rely on it.
-    if (job.csv) write_sections_csv(out->temp() / "sections.csv", *spill, model->state_names, as_float);
-    if (cloud) invariants = write_invariants(out->temp() / "invariants.csv", job, *spill);
+  nlohmann::ordered_json summary;
+  // A write that fails here (a full disk) leaves the checkpoint of the last segment, from which
+  // --resume writes the results again without integrating anything.
+  try {
+    nlohmann::ordered_json invariants;  // cloud ensembles only
+    if (spill) {
+      spill->finish();
+      // Always present with CSV output (header only without a section), so scripts can rely on it.
+      if (job.csv)
+        write_sections_csv(out->temp() / "sections.csv", *spill, model->state_names, as_float);
+      if (cloud) invariants = write_invariants(out->temp() / "invariants.csv", job, *spill);
+    }
+    const bool implicit = !find_integrator(job.integrator)->is_explicit;
+    const auto final_table = final_columns(r.final, job.dt, model->state_names, n,
+                                           !model->momentum_names.empty(), implicit);
+    if (job.csv) write_csv(out->temp() / "final.csv", final_table, as_float);
+    r.energy_series.write_csv(out->temp() / "energy_series.csv");
+    if (job.tangent) r.tangent_series.write_csv(out->temp() / "tangent_series.csv");
+    summary = make_summary(job, options, r);
+    if (!invariants.is_null()) summary["invariants"] = invariants;
+    summary["energy_series"] = "energy_series.csv";
+    summary["output_dir"] = out->target().string();
+    if (job.hdf5) {
+      summary["hdf5"] = "results.h5";
+      std::error_code ec;
+      fs::remove(out->temp() / "results.h5", ec);  // a partial one of an attempt killed here
+      Hdf5Results h5(out->temp() / "results.h5", model->state_names, n, as_float);
+      h5.write_table("initial", initial_columns(job.ensemble.state, model->state_names, n));
+      // Blocks of 64 Ki records: memory stays bounded whatever the number of crossings.
+      if (spill)
+        for_each_spill_block(*spill, std::size_t(1) << 16,
+                             [&](const HitBlock& b) { h5.append_sections(b); });
+      h5.write_table("final", final_table);
+      h5.write_series("energy_series", r.energy_series);
+      if (job.tangent) h5.write_series("tangent_series", r.tangent_series);
+      h5.write_summary(summary);
+      h5.close();
+    }
+    write_json(out->temp() / "summary.json", summary);
+  } catch (const std::exception& e) {
+    const std::string kept = kept_note();
+    if (kept.empty()) throw;
+    throw std::runtime_error(e.what() + kept);
   }
-  const bool implicit = !find_integrator(job.integrator)->is_explicit;
-  const auto final_table = final_columns(r.final, job.dt, model->state_names, n,
-                                         !model->momentum_names.empty(), implicit);
-  if (job.csv) write_csv(out->temp() / "final.csv", final_table, as_float);
-  r.energy_series.write_csv(out->temp() / "energy_series.csv");
-  if (job.tangent) r.tangent_series.write_csv(out->temp() / "tangent_series.csv");
-  auto summary = make_summary(job, options, r);
-  if (!invariants.is_null()) summary["invariants"] = invariants;
-  summary["energy_series"] = "energy_series.csv";
-  summary["output_dir"] = out->target().string();
-  if (job.hdf5) {
-    summary["hdf5"] = "results.h5";
-    std::error_code ec;
-    fs::remove(out->temp() / "results.h5", ec);  // a partial one of an attempt killed here
-    Hdf5Results h5(out->temp() / "results.h5", model->state_names, n, as_float);
-    h5.write_table("initial", initial_columns(job.ensemble.state, model->state_names, n));
-    // Blocks of 64 Ki records: memory stays bounded whatever the number of crossings.
-    if (spill)
-      for_each_spill_block(*spill, std::size_t(1) << 16,
-                           [&](const HitBlock& b) { h5.append_sections(b); });
-    h5.write_table("final", final_table);
-    h5.write_series("energy_series", r.energy_series);
-    if (job.tangent) h5.write_series("tangent_series", r.tangent_series);
-    h5.write_summary(summary);
-    h5.close();
-  }
-  write_json(out->temp() / "summary.json", summary);
   // The results are complete: the checkpoint first (a kill from here on leaves finished
   // results, which --resume just moves into place), then the spill and the other scratch files.
   std::error_code ec;
@@ -731,8 +743,7 @@ nlohmann::ordered_json resume_job(const std::string& out_dir, const RunOptions& 
                      "(was ensemble.file changed?)");
     if (c.cursor.step <= 0 || c.cursor.step > job.steps)
       throw JobError("--resume", "the checkpoint is at step " + std::to_string(c.cursor.step) +
-                                     ", outside the job's " + std::to_string(job.steps) +
-                                     " steps");
+                                     ", outside the job's " + std::to_string(job.steps) + " steps");
   });
   if (finished) {
     if (!comm::root()) return {};

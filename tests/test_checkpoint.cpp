@@ -18,6 +18,7 @@
 #include "host/checkpoint.hpp"
 #include "host/job.hpp"
 #include "host/run.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace vigor::host;
@@ -25,15 +26,8 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() /
-             ("vigor-test-checkpoint-" + tag + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : ScratchDir {
+  explicit TempDir(const std::string& tag) : ScratchDir("checkpoint-" + tag) {}
 };
 
 Checkpoint sample_checkpoint() {

@@ -28,6 +28,7 @@
 #include "host/registry.hpp"
 #include "host/run.hpp"
 #include "kernels/sections.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace vigor::host;
@@ -218,14 +219,8 @@ TEST(CloudEnsemble, ParallelepipedIsCenterAndItsEdges) {
 
 // --- End to end ---------------------------------------------------------------------------------
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() /
-             ("vigor-test-invariants-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : ScratchDir {
+  explicit TempDir(const std::string& name) : ScratchDir("invariants-" + name, false) {}
 };
 
 struct Series {

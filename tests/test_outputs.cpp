@@ -1,9 +1,9 @@
 // The outputs around the run: the per-segment energy series, the progress report, the output
 // block of the job file (csv, hdf5) and results.h5 as far as C++ sees it (tests/hdf5/ reads it
 // back with h5py and compares it with the CSV files of the same run).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -24,6 +24,7 @@
 #include "host/progress.hpp"
 #include "host/run.hpp"
 #include "host/series.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace vigor::host;
@@ -41,19 +42,13 @@ Json henon_heiles_job(const fs::path& out) {
     "ensemble": {"section_grid": {"energy": 0.125,
                  "axes": {"q1": [-0.3, 0.4, 9], "p1": [-0.3, 0.3, 7]}}},
     "section": {"coordinate": "q0", "value": 0.0, "direction": "up"},
-    "output": {"dir": ")" + out.string() + R"("}
+    "output": {"dir": ")" +
+                     out.string() + R"("}
   })");
 }
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() /
-             ("vigor-test-outputs-" + tag + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : ScratchDir {
+  explicit TempDir(const std::string& tag) : ScratchDir("outputs-" + tag) {}
 };
 
 std::vector<std::vector<std::string>> read_csv(const fs::path& file) {
@@ -142,7 +137,8 @@ TEST(EnergySeries, OneRowPerSegmentEndingAtTheFinalMaxima) {
     EXPECT_LE(p99[k], max[k]);
   }
   // The last row is the statistics of final.csv's energy_error_max, exactly.
-  EXPECT_EQ(max.back(), *std::max_element(r.final.energy_error.begin(), r.final.energy_error.end()));
+  EXPECT_EQ(max.back(),
+            *std::max_element(r.final.energy_error.begin(), r.final.energy_error.end()));
   // Verlet at h = 0.01, E = 1/8: |dH| = O(h^2), measured ~3e-6; bounded well below 1e-4.
   EXPECT_GT(max.back(), 0.0);
   EXPECT_LT(max.back(), 1e-4);
@@ -239,8 +235,8 @@ TEST(Progress, TerminalBarRedrawsInPlace) {
   std::string all;
   for (int c; (c = std::fgetc(f)) != EOF;) all += char(c);
   std::fclose(f);
-  EXPECT_EQ(std::count(all.begin(), all.end(), '\r'), 5);   // 4 updates and the final redraw
-  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 1);   // one line in the end
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\r'), 5);  // 4 updates and the final redraw
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 1);  // one line in the end
   EXPECT_NE(all.find("[########################]"), std::string::npos);
 }
 
@@ -304,7 +300,8 @@ TEST(Hdf5, UnwritableFileIsARuntimeErrorNamingIt) {
   }
 }
 
-// --- Stop signals ---------------------------------------------------------------------------------
+// --- Stop signals
+// ---------------------------------------------------------------------------------
 
 // SIGTERM (and SIGINT) mid-run: the segment in progress finishes, a checkpoint is written into the
 // temporary directory beside the target (nothing else is left: no target), and vigor exits 3 saying

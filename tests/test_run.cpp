@@ -19,6 +19,7 @@
 #include "host/job.hpp"
 #include "host/registry.hpp"
 #include "host/run.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace vigor::host;
@@ -126,15 +127,8 @@ std::string read_text(const fs::path& p) {
 }
 
 /// A fresh directory under the system's temporary directory, removed by the destructor.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() /
-             ("vigor-test-run-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : ScratchDir {
+  explicit TempDir(const std::string& name) : ScratchDir("run-" + name) {}
   std::set<std::string> entries(const fs::path& sub = {}) const {
     std::set<std::string> names;
     for (const auto& e : fs::directory_iterator(path / sub))
@@ -327,8 +321,8 @@ TEST(Run, SectionsCsvIsTheSortedHitsByteForByte) {
   EXPECT_EQ(read_text(dir.path / "out" / "sections.csv"),
             reference_sections_csv(hits, names, false));
   // The spill file is gone: the results directory holds the outputs and nothing else.
-  EXPECT_EQ(dir.entries("out"),
-            (std::set<std::string>{"energy_series.csv", "final.csv", "sections.csv", "summary.json"}));
+  EXPECT_EQ(dir.entries("out"), (std::set<std::string>{"energy_series.csv", "final.csv",
+                                                       "sections.csv", "summary.json"}));
   EXPECT_EQ(r.hits, std::int64_t(hits.size()));
 }
 

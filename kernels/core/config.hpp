@@ -12,6 +12,12 @@
 #define VIGOR_HD __host__ __device__
 #define VIGOR_INLINE __forceinline__
 #define VIGOR_NOINLINE __noinline__
+#elif defined(VIGOR_NO_FORCED_INLINE)
+// Sanitizer builds: forced inlining copies every checked access of the small numeric helpers
+// into each caller, which made instrumented compiles several times slower than the optimised one.
+#define VIGOR_HD
+#define VIGOR_INLINE inline
+#define VIGOR_NOINLINE __attribute__((noinline))
 #else
 #define VIGOR_HD
 #define VIGOR_INLINE inline __attribute__((always_inline))
@@ -21,6 +27,8 @@
 // Full unrolling of the small fixed-trip loops over state components.
 #if defined(__CUDACC__)
 #define VIGOR_UNROLL _Pragma("unroll")
+#elif defined(VIGOR_NO_FORCED_INLINE)
+#define VIGOR_UNROLL
 #elif defined(__clang__)
 #define VIGOR_UNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__)

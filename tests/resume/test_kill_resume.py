@@ -262,17 +262,19 @@ def sigint_and_resume(spec, name, mpi_ranks=0, extra=()):
     return failures + final_checks(base, out, name)
 
 
-def full_disk_and_resume(spec, name):
-    """A write failing mid-run (a file-size limit stands in for a full disk): exit 3 naming the
-    checkpoint kept; --resume, with room again, finishes with the uninterrupted run's results."""
+def full_disk_and_resume(spec, name, failing_file):
+    """A write failing (a file-size limit stands in for a full disk): exit 3 naming the checkpoint
+    kept; --resume, with room again, finishes with the uninterrupted run's results. `failing_file`:
+    the file the error must name (the spill mid-run, or sections.csv among the final writes)."""
     import resource
     base, out, job, error = prepare(spec, name)
     if error:
         return [error]
 
     def small_disk():
-        # Writes beyond 2 MB fail with EFBIG (SIGXFSZ ignored): the spill outgrows it mid-run,
-        # the checkpoints (about 150 kB) do not.
+        # Writes beyond 2 MiB fail with EFBIG (SIGXFSZ ignored). The checkpoints (about 150 kB)
+        # never reach it; the spill (48 bytes a crossing, about 90 crossings every 1000 steps)
+        # does at 40 000 steps, and at 16 000 steps only sections.csv (1.8 times the spill) does.
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 20, 2 << 20))
 
@@ -283,6 +285,8 @@ def full_disk_and_resume(spec, name):
     failures = []
     if "the last checkpoint is kept in" not in r.stderr or "vigor run --resume" not in r.stderr:
         failures.append(f"{name}: the error does not point to the checkpoint: {r.stderr!r}")
+    if failing_file not in r.stderr.split("(disk full?)")[0]:
+        failures.append(f"{name}: expected the write of {failing_file} to fail: {r.stderr!r}")
     r = run(["run", "--resume", out, "--quiet"])
     if r.returncode != 0:
         return failures + [f"{name}: --resume exited {r.returncode}: {r.stderr}"]
@@ -313,14 +317,40 @@ def mpi_build():
     return r.returncode == 0 and s.get("mpi_ranks") == 2
 
 
+def sized(spec, name):
+    """The job with fewer steps where a whole run would take much longer than TARGET_SECONDS (a
+    sanitizer build runs 15-20 times slower than a release build): at least MIN_SEGMENTS segments,
+    so kills still land before, between and during checkpoints. A release build keeps the job."""
+    probe_steps = spec["steps"] // 20
+    job = write_job(dict(spec, steps=probe_steps), os.path.join(SCRATCH, name + "-probe"),
+                    os.path.join(SCRATCH, name + "-probe.json"))
+    t0 = time.monotonic()
+    r = run(["run", job, "--quiet"])
+    estimate = 20 * (time.monotonic() - t0)
+    if r.returncode != 0:
+        raise SystemExit(f"FAIL {name}: the probe run exited {r.returncode}: {r.stderr}")
+    if estimate <= TARGET_SECONDS:
+        return spec
+    seg = spec["segment_steps"]
+    steps = max(MIN_SEGMENTS * seg, int(spec["steps"] * TARGET_SECONDS / estimate) // seg * seg)
+    print(f"{name}: a whole run would take about {estimate:.0f} s here: {steps} steps instead of "
+          f"{spec['steps']}")
+    return dict(spec, steps=steps)
+
+
+TARGET_SECONDS = float(os.environ.get("VIGOR_RESUME_TARGET_SECONDS", "4"))
+MIN_SEGMENTS = 12
+
+
 def main():
     shutil.rmtree(SCRATCH, ignore_errors=True)
     os.makedirs(SCRATCH)
     rng = random.Random(int(os.environ.get("VIGOR_RESUME_SEED", "20261122")))
+    survey, tangent = sized(SURVEY, "survey"), sized(TANGENT, "tangent")
     # How long an uninterrupted run takes here sets the range of kill points.
     failures = []
     durations = {}
-    for spec, name in ((SURVEY, "survey"), (TANGENT, "tangent")):
+    for spec, name in ((survey, "survey"), (tangent, "tangent")):
         probe = write_job(spec, os.path.join(SCRATCH, name + "-timing"),
                           os.path.join(SCRATCH, name + "-timing.json"))
         t0 = time.monotonic()
@@ -333,19 +363,22 @@ def main():
         durations[name] = duration
         failures += kill_and_resume(spec, name + "-kill", rng, duration)
         failures += sigint_and_resume(spec, name + "-sigint")
-    failures += full_disk_and_resume(SURVEY, "survey-full-disk")
+    # Fixed step counts: which write fails depends on the output's size, not on this machine.
+    failures += full_disk_and_resume(dict(SURVEY, steps=40000), "survey-full-disk", "spill")
+    failures += full_disk_and_resume(dict(SURVEY, steps=16000), "survey-full-disk-final-writes",
+                                     "sections.csv")
     # In chunks under a memory limit (the reference too: results.h5 rows follow the chunks).
-    failures += kill_and_resume(SURVEY, "survey-chunked-kill", rng, durations["survey"],
+    failures += kill_and_resume(survey, "survey-chunked-kill", rng, durations["survey"],
                                 ["--memory-limit", "150K"])
     if not have_h5py():
         print("no h5py in this Python: results.h5 was compared by its presence only")
     if mpi_build():
         # Section rows of results.h5 are in drain order, which depends on the rank count.
-        failures += sigint_and_resume(dict(SURVEY, output={"dir": "OUT"}), "survey-mpi2-resume1",
+        failures += sigint_and_resume(dict(survey, output={"dir": "OUT"}), "survey-mpi2-resume1",
                                       mpi_ranks=2)
         # Each rank in chunks (the last one padded) under a memory limit; one process resumes
         # with the stored limit, in its own chunking (the reference runs unchunked).
-        failures += sigint_and_resume(dict(SURVEY, output={"dir": "OUT"}),
+        failures += sigint_and_resume(dict(survey, output={"dir": "OUT"}),
                                       "survey-mpi2-chunked-resume1", mpi_ranks=2,
                                       extra=["--memory-limit", "100K"])
     else:
