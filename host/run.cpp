@@ -630,8 +630,8 @@ nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, boo
   if (!comm::root()) return {};
   r.wall_seconds = (resume ? resume->cursor.wall_seconds : 0.0) + seconds_since(t0);
   nlohmann::ordered_json summary;
-  // A write that fails here (a full disk) leaves the checkpoint of the last segment, from which
-  // --resume writes the results again without integrating anything.
+  // A write that fails here (a full disk) keeps the last checkpoint, when one was written (there
+  // is none at the end of the run): --resume integrates again from it and writes the results.
   try {
     nlohmann::ordered_json invariants;  // cloud ensembles only
     if (spill) {

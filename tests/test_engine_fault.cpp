@@ -131,12 +131,20 @@ void expect_same_results(const fs::path& ref, const fs::path& got) {
     EXPECT_EQ(read_text(got / f), read_text(ref / f)) << f;
 }
 
+/// No fault armed before or after a test, whatever way it ends.
+class EngineFault : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(kRegistered);
+    g_fault = {};
+  }
+  void TearDown() override { g_fault = {}; }
+};
+
 }  // namespace
 
-TEST(EngineFault, MidRunErrorKeepsTheLastCheckpointAndResumeFinishesTheRun) {
-  ASSERT_TRUE(kRegistered);
+TEST_F(EngineFault, MidRunErrorKeepsTheLastCheckpointAndResumeFinishesTheRun) {
   TempDir tmp("midrun");
-  g_fault = {};
   run_job(parse_job(job_text(tmp.path / "ref")), options(), false);
 
   const fs::path out = tmp.path / "out";
@@ -163,7 +171,7 @@ TEST(EngineFault, MidRunErrorKeepsTheLastCheckpointAndResumeFinishesTheRun) {
 }
 
 // Out of memory when the engine allocates its arrays: no checkpoint exists, nothing is left.
-TEST(EngineFault, AllocationErrorBeforeAnyCheckpointLeavesNothing) {
+TEST_F(EngineFault, AllocationErrorBeforeAnyCheckpointLeavesNothing) {
   TempDir tmp("upload");
   const fs::path out = tmp.path / "out";
   g_fault = {0, true, 0};
@@ -181,7 +189,7 @@ TEST(EngineFault, AllocationErrorBeforeAnyCheckpointLeavesNothing) {
 }
 
 // The command line: exit 3, the error and where to continue on stderr.
-TEST(EngineFault, CommandLineExitsThreeNamingTheErrorAndTheResumeCommand) {
+TEST_F(EngineFault, CommandLineExitsThreeNamingTheErrorAndTheResumeCommand) {
   TempDir tmp("cli");
   const fs::path out = tmp.path / "out";
   const fs::path job = tmp.path / "job.json";

@@ -300,8 +300,7 @@ TEST(Hdf5, UnwritableFileIsARuntimeErrorNamingIt) {
   }
 }
 
-// --- Stop signals
-// ---------------------------------------------------------------------------------
+// --- Stop signals -----------------------------------------------------------------------------
 
 // SIGTERM (and SIGINT) mid-run: the segment in progress finishes, a checkpoint is written into the
 // temporary directory beside the target (nothing else is left: no target), and vigor exits 3 saying
