@@ -126,6 +126,18 @@ RunOptions options() {
   return opt;
 }
 
+/// The error of the job writing `out`, run through the armed engine (empty, and a test failure,
+/// when the run went through).
+std::string failure_of(const fs::path& out) {
+  try {
+    run_job(parse_job(job_text(out)), options(), false);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "the run went through a failing engine";
+  return "";
+}
+
 void expect_same_results(const fs::path& ref, const fs::path& got) {
   for (const char* f : {"final.csv", "sections.csv", "energy_series.csv"})
     EXPECT_EQ(read_text(got / f), read_text(ref / f)) << f;
@@ -149,15 +161,10 @@ TEST_F(EngineFault, MidRunErrorKeepsTheLastCheckpointAndResumeFinishesTheRun) {
 
   const fs::path out = tmp.path / "out";
   g_fault = {5, false, 0};  // launches 1-4 end segments 1-4, each followed by a checkpoint
-  try {
-    run_job(parse_job(job_text(out)), options(), false);
-    FAIL() << "the run went through a failing engine";
-  } catch (const std::runtime_error& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find(kDeviceError), std::string::npos) << m;
-    EXPECT_NE(m.find("the last checkpoint is kept in"), std::string::npos) << m;
-    EXPECT_NE(m.find("continue with: vigor run --resume " + out.string()), std::string::npos) << m;
-  }
+  const std::string m = failure_of(out);
+  EXPECT_NE(m.find(kDeviceError), std::string::npos) << m;
+  EXPECT_NE(m.find("the last checkpoint is kept in"), std::string::npos) << m;
+  EXPECT_NE(m.find("continue with: vigor run --resume " + out.string()), std::string::npos) << m;
   EXPECT_FALSE(fs::exists(out)) << "nothing half-written in the target";
   const auto partial = partial_dirs(out);
   ASSERT_EQ(partial.size(), 1u);
@@ -175,14 +182,9 @@ TEST_F(EngineFault, AllocationErrorBeforeAnyCheckpointLeavesNothing) {
   TempDir tmp("upload");
   const fs::path out = tmp.path / "out";
   g_fault = {0, true, 0};
-  try {
-    run_job(parse_job(job_text(out)), options(), false);
-    FAIL() << "the run went through a failing engine";
-  } catch (const std::runtime_error& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find(kDeviceError), std::string::npos) << m;
-    EXPECT_EQ(m.find("checkpoint"), std::string::npos) << m;
-  }
+  const std::string m = failure_of(out);
+  EXPECT_NE(m.find(kDeviceError), std::string::npos) << m;
+  EXPECT_EQ(m.find("checkpoint"), std::string::npos) << m;
   g_fault = {};
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(partial_dirs(out).empty());
