@@ -165,17 +165,40 @@ class CpuEngine final : public Engine {
     kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  /// Every thread unpacks a contiguous range of trajectories into its place in `out`, which is
+  /// sized once from the hit counts: a serial loop of push_backs left the second thread idle for a
+  /// tenth of a Hénon–Heiles FP32 run's wall time (docs/performance.md).
   std::int64_t drain(HitBlock& out) override {
     const int cap = setup_->params.hit_capacity;
     out.dim = kDim;
-    std::int64_t full = 0;
     if (cap == 0) return 0;
-    for (std::int64_t i = 0; i < n_; ++i) {
-      const int c = store_.hit_count[i];
-      if (c == 0) continue;
-      unpack_hits(store_.hits.data(), n_, cap, kDim, i, c, out);
-      store_.hit_count[i] = 0;
-      if (c == cap) ++full;
+    const std::size_t base = out.trajectory.size();
+    std::vector<std::int64_t> first(std::size_t(threads()) + 1, 0);
+    std::int64_t full = 0;
+#pragma omp parallel num_threads(threads()) reduction(+ : full)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const std::int64_t lo = n_ * t / nt, hi = n_ * (t + 1) / nt;
+      std::int64_t count = 0;
+      for (std::int64_t i = lo; i < hi; ++i) count += store_.hit_count[i];
+      first[std::size_t(t) + 1] = count;
+#pragma omp barrier
+#pragma omp single
+      {
+        for (int k = 0; k < nt; ++k) first[std::size_t(k) + 1] += first[std::size_t(k)];
+        out.trajectory.resize(base + std::size_t(first[std::size_t(nt)]));
+        out.values.resize(out.trajectory.size() * std::size_t(kDim + 1));
+      }
+      std::size_t at = base + std::size_t(first[std::size_t(t)]);
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const int c = store_.hit_count[i];
+        if (c == 0) continue;
+        unpack_hits(store_.hits.data(), n_, cap, kDim, i, c, out.trajectory.data() + at,
+                    out.values.data() + at * std::size_t(kDim + 1));
+        at += std::size_t(c);
+        store_.hit_count[i] = 0;
+        if (c == cap) ++full;
+      }
     }
     return full;
   }

@@ -45,14 +45,15 @@ struct EngineSetup {
   }
 };
 
-/// Append the hits of trajectory i (count of them, laid out [(c * cap + slot) * n + i]).
+/// Write the hits of trajectory i (count of them, laid out [(c * cap + slot) * n + i]) to
+/// trajectory[0 .. count) and values[0 .. count * (dim + 1)).
 template <class Real>
 void unpack_hits(const Real* hits, std::int64_t n, int cap, int dim, std::int64_t i, int count,
-                 HitBlock& out) {
+                 std::int64_t* trajectory, double* values) {
   for (int s = 0; s < count; ++s) {
-    out.trajectory.push_back(i);
+    trajectory[s] = i;
     for (int c = 0; c <= dim; ++c)
-      out.values.push_back(double(hits[(std::int64_t(c) * cap + s) * n + i]));
+      *values++ = double(hits[(std::int64_t(c) * cap + s) * n + i]);
   }
 }
 
