@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "host/job.hpp"
 #include "host/output.hpp"
@@ -186,4 +189,67 @@ TEST(Simd, PendulumWithVectorSinMatchesScalarToUlps) {
   EXPECT_EQ(simd.final.step, scalar.final.step);
   for (std::size_t k = 0; k < simd.final.state.size(); ++k)
     EXPECT_NEAR(simd.final.state[k], scalar.final.state[k], 1e-10) << k;
+}
+
+namespace {
+
+// Lane values that exercise every compare outcome: equal pairs, signed zeros, infinities, NaN.
+template <class T>
+std::vector<T> awkward_values() {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  return {T(0), -T(0), T(1), T(-1), T(0.5), inf, -inf, nan, T(1e-30), T(-2.5), T(3), T(1)};
+}
+
+template <class T, int W>
+void check_lane_bits() {
+  using P = vk::Pack<T, W>;
+  const std::vector<T> v = awkward_values<T>();
+  P a, b;
+  // Lane l pairs v[l % m] with v[(3 l + 1) % m]: every value meets several partners.
+  const int m = int(v.size());
+  for (int l = 0; l < W; ++l) {
+    a.set(l, v[std::size_t(l % m)]);
+    b.set(l, v[std::size_t((3 * l + 1) % m)]);
+  }
+  for (int l = 0; l < W; ++l) {  // set/[] round trip, lane by lane, in every register
+    const T x = v[std::size_t(l % m)];
+    if (std::isnan(x)) EXPECT_TRUE(std::isnan(a[l])) << l;
+    else EXPECT_EQ(a[l], x) << l;
+  }
+  std::uint64_t lt = 0, le = 0, gt = 0, ge = 0, eq = 0, fin = 0;
+  for (int l = 0; l < W; ++l) {
+    const std::uint64_t bit = std::uint64_t(1) << l;
+    if (a[l] < b[l]) lt |= bit;
+    if (a[l] <= b[l]) le |= bit;
+    if (a[l] > b[l]) gt |= bit;
+    if (a[l] >= b[l]) ge |= bit;
+    if (a[l] == b[l]) eq |= bit;
+    if (std::isfinite(a[l])) fin |= bit;
+  }
+  EXPECT_EQ(vk::compare_bits<vk::Cmp::kLt>(a, b), lt);
+  EXPECT_EQ(vk::compare_bits<vk::Cmp::kLe>(a, b), le);
+  EXPECT_EQ(vk::compare_bits<vk::Cmp::kGt>(a, b), gt);
+  EXPECT_EQ(vk::compare_bits<vk::Cmp::kGe>(a, b), ge);
+  EXPECT_EQ(vk::compare_bits<vk::Cmp::kEq>(a, b), eq);
+  EXPECT_EQ((a < b).bits(), lt);  // through a vector mask
+  EXPECT_EQ(((a < b) | (a == b)).bits(), le);
+  EXPECT_EQ(vk::finite_bits(a), fin);
+  EXPECT_EQ(vk::finite_lanes(a).bits(), fin);
+  std::vector<int> seen;
+  vk::for_each_lane(lt, [&](int l) { seen.push_back(l); });
+  ASSERT_EQ(int(seen.size()), __builtin_popcountll(lt));
+  for (std::size_t k = 1; k < seen.size(); ++k) EXPECT_LT(seen[k - 1], seen[k]);
+}
+
+}  // namespace
+
+TEST(Simd, LaneBitsMatchLaneByLaneCompares) {
+  // The block driver's decisions (non-finite, crossing, escape, Newton) are these bits; a wrong
+  // bit would freeze, stop or record the wrong trajectory.
+  check_lane_bits<double, vk::native_lanes<double>()>();
+  check_lane_bits<double, 2 * vk::native_lanes<double>()>();
+  check_lane_bits<float, vk::native_lanes<float>()>();
+  check_lane_bits<float, 2 * vk::native_lanes<float>()>();
+  check_lane_bits<double, 2>();  // narrower than a register: the generic path
 }

@@ -1,6 +1,6 @@
 /// @file cpu_engine.hpp
-/// @brief CPU backend: OpenMP threads over blocks of W trajectories advanced side by side in SIMD
-/// lanes, with the shared model and integrator code instantiated on Pack<Real, W>.
+/// @brief CPU backend: OpenMP threads over blocks of trajectories advanced side by side in SIMD
+/// lanes, with the shared model and integrator code instantiated on Pack<Real, W> (one register).
 ///
 /// The arrays have exactly the device layout (SoA), so a block of W consecutive trajectories is one
 /// vector load per state component. Blocks run kernels::advance_block (kernels/simd/), the last
@@ -45,8 +45,11 @@ class CpuEngine final : public Engine {
   static constexpr bool kSimdTangent =
       kSimd && kTangent &&
       !kernels::is_dual_v<kernels::real_t<kernels::tangent_integrator_t<I, M, Real>>>;
+  /// A block is kLanes trajectories: kLanes / kPackLanes sub-blocks of one register each,
+  /// stepped one after the other (kernels/simd/driver_block.hpp says why).
   static constexpr int kLanes = kernels::block_lanes<Real>();
-  using P = kernels::Pack<Real, kLanes>;
+  static constexpr int kPackLanes = kernels::native_lanes<Real>();
+  using P = kernels::Pack<Real, kPackLanes>;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
   // a model or integrator that does not support it is ever compiled.
   using MP = std::conditional_t<kSimd, kernels::rebind_t<M, P>, M>;
@@ -135,7 +138,7 @@ class CpuEngine final : public Engine {
             for (std::int64_t b = 0; b < blocks; ++b) {
               const std::int64_t i0 = b * W;
               const int valid = int(n_ - i0 < W ? n_ - i0 : W);
-              kernels::advance_block<MPT, M, IPT, Real, W, true>(
+              kernels::advance_block<MPT, M, IPT, Real, W, 1, true>(
                   model_tp, model, integrator_tp, sp, a, i0, valid, integrator_d);
             }
           }
@@ -154,8 +157,8 @@ class CpuEngine final : public Engine {
         const std::int64_t i0 = b * kLanes;
         const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
         if constexpr (kSimd)
-          kernels::advance_block<MP, M, IP, Real, kLanes>(model_pack, model, integrator_pack, sp, a,
-                                                          i0, valid);
+          kernels::advance_block<MP, M, IP, Real, kPackLanes, kLanes / kPackLanes>(
+              model_pack, model, integrator_pack, sp, a, i0, valid);
       }
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads())

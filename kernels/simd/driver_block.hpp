@@ -1,13 +1,20 @@
 /// @file driver_block.hpp
-/// @brief The per-trajectory driver for W trajectories side by side in SIMD lanes (CPU backend).
+/// @brief The per-trajectory driver for blocks of trajectories side by side in SIMD lanes (CPU
+/// backend).
 ///
-/// Same contract as kernels::advance_trajectory (driver.hpp), for the trajectories i0 .. i0+W-1:
-/// the model and integrator step run on Pack<T, W> — the same VIGOR_HD code the GPU runs, one
-/// lane per trajectory — and the per-trajectory branches of the scalar driver become lane masks:
+/// Same contract as kernels::advance_trajectory (driver.hpp), for the trajectories i0 .. i0+B*W-1:
+/// the model and integrator step run on Pack<T, W> (one vector register) — the same VIGOR_HD code
+/// the GPU runs, one lane per trajectory — and the per-trajectory branches of the scalar driver
+/// become lane masks:
 ///   * a lane whose step gives a non-finite energy is frozen at its last finite state;
 ///   * a lane beyond the escape radius stops;
 ///   * a lane whose section buffer fills pauses until the host drains it;
 ///   * a lane that reached end_step stops.
+/// The masks are integers, one bit per lane, written by the compare itself (compare_bits: a mask
+/// register on AVX-512), so the common step tests them with one scalar branch and no mask ever
+/// goes through memory. A block is B sub-blocks of one register each, stepped one after the other
+/// in every iteration: B independent dependency chains for the out-of-order core with only one
+/// sub-block's temporaries live at a time (see advance_block).
 /// A lane that stops writes its state, step count and energy error at once ("retires"); its
 /// register lanes keep being computed but `active` masks them out of every later decision, so the
 /// common step needs no blend. Each lane's state, counters and hits are the scalar driver's, bit
@@ -15,8 +22,9 @@
 /// another does not). The common step — no crossing, no freeze — is pure vector code; rare events
 /// leave it for a per-lane loop, where a crossing is located by the scalar
 /// kernels::locate_crossing on the lane's extracted state.
-/// A block may be partial (the ensemble's last n mod W trajectories): missing lanes start
-/// inactive, so every trajectory takes the same code path wherever it sits in the ensemble.
+/// A block may be partial (the ensemble's last trajectories): missing lanes start inactive, and a
+/// sub-block without an active lane is skipped, so every trajectory takes the same code path
+/// wherever it sits in the ensemble.
 ///
 /// With kTangent the block also carries the tangent map (kernels/tangent.hpp): the integrator
 /// `ip` runs on Dual<Pack<T, W>, K>, the primal Phase is read off it after every step (so all the
@@ -30,9 +38,18 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/driver.hpp"
 #include "kernels/simd/pack.hpp"
+
+// The per-sub-block bodies of the step loop are lambdas; they must be inlined for the packs
+// they touch to stay in registers.
+#if defined(VIGOR_NO_FORCED_INLINE) || !defined(__GNUC__)
+#define VIGOR_LAMBDA_INLINE
+#else
+#define VIGOR_LAMBDA_INLINE __attribute__((always_inline))
+#endif
 
 namespace vigor::kernels {
 
@@ -47,21 +64,9 @@ inline Phase<T, N> extract_lane(const Phase<Pack<T, W>, N>& s, int l) {
   return r;
 }
 
-template <class T, int W, int N>
-inline Phase<Pack<T, W>, N> select_phase(Mask<T, W> m, const Phase<Pack<T, W>, N>& a,
-                                         const Phase<Pack<T, W>, N>& b) {
-  Phase<Pack<T, W>, N> r;
-  for (int c = 0; c < N; ++c) {
-    r.q[c] = select(m, a.q[c], b.q[c]);
-    r.p[c] = select(m, a.p[c], b.p[c]);
-    r.f[c] = select(m, a.f[c], b.f[c]);
-  }
-  return r;
-}
-
 /// Copy a block state into / out of a plain array of registers.
 template <class T, int W, int N>
-inline void save_phase(const Phase<Pack<T, W>, N>& s,
+VIGOR_INLINE void save_phase(const Phase<Pack<T, W>, N>& s,
                        typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
   for (int c = 0; c < N; ++c)
     for (int r = 0; r < Pack<T, W>::R; ++r) {
@@ -74,7 +79,7 @@ inline void save_phase(const Phase<Pack<T, W>, N>& s,
 /// temporary Phase and compiled to a memcpy call per step (768 bytes at 16 lanes, 5 % of a tangent
 /// run).
 template <class T, int W, int K, int N>
-inline void primal_lanes(const Phase<Dual<Pack<T, W>, K>, N>& sd, Phase<Pack<T, W>, N>& s) {
+VIGOR_INLINE void primal_lanes(const Phase<Dual<Pack<T, W>, K>, N>& sd, Phase<Pack<T, W>, N>& s) {
   for (int c = 0; c < N; ++c)
     for (int r = 0; r < Pack<T, W>::R; ++r) {
       s.q[c].v[r] = sd.q[c].v.v[r];
@@ -83,7 +88,7 @@ inline void primal_lanes(const Phase<Dual<Pack<T, W>, K>, N>& sd, Phase<Pack<T, 
     }
 }
 template <class T, int W, int N>
-inline Phase<Pack<T, W>, N> restore_phase(const typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
+VIGOR_INLINE Phase<Pack<T, W>, N> restore_phase(const typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
   Phase<Pack<T, W>, N> s;
   for (int c = 0; c < N; ++c)
     for (int r = 0; r < Pack<T, W>::R; ++r) {
@@ -92,6 +97,16 @@ inline Phase<Pack<T, W>, N> restore_phase(const typename Pack<T, W>::V (*buf)[Pa
       s.f[c].v[r] = buf[2 * N + c][r];
     }
   return s;
+}
+
+/// component(restore_phase(buf), i) without building the Phase.
+template <class T, int W, int N>
+VIGOR_INLINE Pack<T, W> saved_component(const typename Pack<T, W>::V (*buf)[Pack<T, W>::R], int i) {
+  Pack<T, W> x(T(0));
+  for (int c = 0; c < 2 * N; ++c)
+    if (c == i)
+      for (int r = 0; r < Pack<T, W>::R; ++r) x.v[r] = buf[c][r];
+  return x;
 }
 
 /// Load `valid` consecutive values into the first lanes; the others repeat lane 0 (a finite,
@@ -103,12 +118,6 @@ inline Pack<T, W> load_lanes(const T* p, int valid) {
   for (int l = 0; l < valid; ++l) r.set(l, p[l]);
   return r;
 }
-template <class T, int W>
-inline void store_lanes(const Pack<T, W>& x, T* p, int valid) {
-  if (valid == W) return x.store(p);
-  for (int l = 0; l < valid; ++l) p[l] = x[l];
-}
-
 /// The chaos accumulators of W lanes (TangentAccumulators, lane-wise).
 template <class T, int W>
 struct BlockAccumulators {
@@ -163,17 +172,37 @@ inline Phase<Dual<T, K>, N> extract_dual_lane(const Phase<Dual<Pack<T, W>, K>, N
   return r;
 }
 
-/// Advance trajectories i0 .. i0+valid-1 (valid <= W) to sp.end_step, or until each stops or
-/// pauses. MP/IP: model and integrator on Pack<T, W> (IP on Dual<Pack<T, W>, K> with kTangent);
-/// MS: the same model on T (for crossings); IDS: the integrator on Dual<T, K> (kTangent only).
-template <class MP, class MS, class IP, class T, int W, bool kTangent = false, class IDS = int>
+/// Calls f(std::integral_constant<int, b>{}) for b = 0 .. B-1: the sub-block index is a constant
+/// in each call, so the sub-blocks' packs (arrays indexed by b) stay in registers.
+template <int B, class F>
+VIGOR_INLINE void for_each_sub(F&& f) {
+  [&]<int... b>(std::integer_sequence<int, b...>) VIGOR_LAMBDA_INLINE {
+    (f(std::integral_constant<int, b>{}), ...);
+  }(std::make_integer_sequence<int, B>{});
+}
+
+/// Advance trajectories i0 .. i0+valid-1 (valid <= B * W) to sp.end_step, or until each stops
+/// or pauses. The block is B sub-blocks of W lanes (one register each): MP/IP are the model and
+/// integrator on Pack<T, W> (IP on Dual<Pack<T, W>, K> with kTangent, where B is 1); MS: the same
+/// model on T (for crossings); IDS: the integrator on Dual<T, K> (kTangent only).
+///
+/// Why sub-blocks: one register of trajectories leaves the core waiting on the latency of its own
+/// chain of multiply-adds, so a block carries B independent chains. As one Pack<T, B * W> they
+/// were advanced operation by operation side by side, which keeps B states, the B states before
+/// the step and all temporaries live at once: more than AVX-512's 32 registers, so the state went
+/// to the stack and back every step. Stepping the sub-blocks one after the other in the same
+/// iteration gives the out-of-order core the same independent chains with half the live values.
+template <class MP, class MS, class IP, class T, int W, int B = 1, bool kTangent = false,
+          class IDS = int>
 inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const SegmentParams<T>& sp,
                           const EnsembleArrays<T>& a, std::int64_t i0, int valid,
                           const IDS& ids = IDS{}) {
   using P = Pack<T, W>;
-  using Msk = Mask<T, W>;
   constexpr int d = MP::dof;
+  constexpr int NB = B * W;  // lanes of the block
   static_assert(MS::dof == d, "scalar and pack model must match");
+  static_assert(NB <= 64, "a block has at most 64 lanes (one bit each in a lane mask)");
+  static_assert(B == 1 || !kTangent, "tangent blocks are one sub-block");
   const std::int64_t n = sp.n;
   const T h = sp.h;
   const std::int64_t end_step = sp.end_step;
@@ -183,13 +212,16 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   using OpsS = StateOps<MS, T>;
   constexpr int kMaps = OpsP::kMomentumMaps;
   constexpr bool kSolves = default_newton_iterations < IP >> 0;
+  constexpr std::uint64_t kSub = W == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
 
   // Every active lane advances in every iteration, so lane l has taken k0[l] + it steps while
-  // active; it records its own count when it stops.
-  std::int64_t k0[W], crossings[W], recorded[W];
-  int hits[W];
-  std::int32_t status[W];
-  Msk active = Msk::all(false);
+  // active; it records its own count when it stops. Lane l is lane l % W of sub-block l / W.
+  std::int64_t k0[NB], crossings[NB], recorded[NB];
+  int hits[NB];
+  std::int32_t status[NB];
+  // Lane masks of decisions are integers (bit l: lane l); vector masks exist only between a
+  // compare and its bits.
+  std::uint64_t active = 0;
   for (int l = 0; l < valid; ++l) {
     const std::int64_t i = i0 + l;
     a.hit_count[i] = 0;
@@ -198,19 +230,24 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     recorded[l] = a.recorded[i];
     hits[l] = 0;
     status[l] = a.status[i];
-    active.set(l, status[l] == kStatusOk && k0[l] < end_step);
+    if (status[l] == kStatusOk && k0[l] < end_step) active |= std::uint64_t(1) << l;
   }
-  if (!active.any()) {
-    for (int l = 0; l < valid; ++l) a.hit_count[i0 + l] = 0;
-    return;
-  }
+  if (active == 0) return;
+
+  // Sub-block b's lanes of a per-trajectory array; a sub-block beyond the ensemble's end repeats
+  // the block's first value (finite, and its lanes are never active).
+  const auto load_sub = [&](const T* base, int b) {
+    const int vb = valid - b * W;
+    return vb > 0 ? load_lanes<T, W>(base + i0 + b * W, vb < W ? vb : W)
+                  : load_lanes<T, W>(base + i0, 1);
+  };
 
   using TOpsP = TangentOps<MP, P>;
   using TOpsS = TangentOps<MS, T>;
   constexpr int K = TOpsP::K;
   // Without tangent maps the dual state is a dummy the compiler drops.
   using StateDP = std::conditional_t<kTangent, typename TOpsP::StateD, Phase<P, d>>;
-  Phase<P, d> s;
+  Phase<P, d> s[B];
   [[maybe_unused]] StateDP sd{};
   [[maybe_unused]] BlockAccumulators<T, W> acc{};
   [[maybe_unused]] P kk(T(1));
@@ -225,61 +262,67 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       }
     }
     refresh_force(mp, sd);
-    primal_lanes(sd, s);
+    primal_lanes(sd, s[0]);
     acc.load(a.tangent_acc, n, i0, valid);
     for (int l = 0; l < valid; ++l) {
       kk.set(l, T(k0[l]));
       uniform_k = uniform_k && k0[l] == k0[0];
     }
   } else {
-    for (int c = 0; c < d; ++c) {
-      s.q[c] = load_lanes<T, W>(a.state + c * n + i0, valid);
-      s.p[c] = load_lanes<T, W>(a.state + (d + c) * n + i0, valid);
-    }
-    if constexpr (SeparableModel<MP>) {
-      refresh_force(mp, s);
-    } else {
-      s.f = Vec<P, d>::filled(P(T(0)));
+    for (int b = 0; b < B; ++b) {
+      for (int c = 0; c < d; ++c) {
+        s[b].q[c] = load_sub(a.state + c * n, b);
+        s[b].p[c] = load_sub(a.state + (d + c) * n, b);
+      }
+      if constexpr (SeparableModel<MP>) {
+        refresh_force(mp, s[b]);
+      } else {
+        s[b].f = Vec<P, d>::filled(P(T(0)));
+      }
     }
   }
-  const P e0 = load_lanes<T, W>(a.energy0 + i0, valid);
-  P emax = load_lanes<T, W>(a.energy_error + i0, valid);
-  P jmax = load_lanes<T, W>(a.momentum_error + i0, valid);
-  P rmax = load_lanes<T, W>(a.newton_residual + i0, valid);
-  Vec<P, (kMaps > 0 ? kMaps : 1)> j0;
-  if constexpr (kMaps > 0)
-    for (int c = 0; c < kMaps; ++c) j0[c] = load_lanes<T, W>(a.momentum0 + c * n + i0, valid);
+  P e0[B], emax[B], jmax[B], rmax[B];
+  Vec<P, (kMaps > 0 ? kMaps : 1)> j0[B];
+  for (int b = 0; b < B; ++b) {
+    e0[b] = load_sub(a.energy0, b);
+    emax[b] = load_sub(a.energy_error, b);
+    jmax[b] = load_sub(a.momentum_error, b);
+    rmax[b] = load_sub(a.newton_residual, b);
+    if constexpr (kMaps > 0)
+      for (int c = 0; c < kMaps; ++c) j0[b][c] = load_sub(a.momentum0 + c * n, b);
+  }
   const P newton_tol(sp.newton_tolerance);
   const bool newton_check = sp.newton_tolerance > T(0);
-  P g_prev = component(s, coord) - P(value);
   const P escape2(sp.escape_radius2);
   const bool escape_on = sp.escape_radius2 > T(0);
   const bool plane = sp.section_kind == kSectionPlane;
   const bool strobe = sp.section_kind == kSectionStroboscopic;
+  const P hp(h);
   std::int64_t it = 0;
   typename P::V saved[3 * d][P::R];
 
-  // A lane that stops writes its state, step count and energy error right away; from then on its
+  // A lane that stops writes its state, step count and errors right away; from then on its
   // register lanes may hold anything (they keep being computed, and `active` masks them out of
-  // every decision), so the common step needs no blend at all.
-  auto retire = [&](const Phase<P, d>& x, int l, std::int64_t steps) {
+  // every decision), so the common step needs no blend at all. Everything it writes comes in by
+  // value, extracted where it is called: a lambda that held the block's packs by reference would
+  // pin them to the stack for the whole step loop.
+  auto retire = [&](int l, std::int64_t steps, const Phase<T, d>& x, T em, T jm, T rm,
+                    const auto& dual_lane, const TangentAccumulators<T>& al) {
     const std::int64_t i = i0 + l;
     for (int c = 0; c < d; ++c) {
-      a.state[c * n + i] = x.q[c][l];
-      a.state[(d + c) * n + i] = x.p[c][l];
+      a.state[c * n + i] = x.q[c];
+      a.state[(d + c) * n + i] = x.p[c];
     }
     a.step[i] = k0[l] + steps;
-    a.energy_error[i] = emax[l];
-    a.momentum_error[i] = jmax[l];
-    a.newton_residual[i] = rmax[l];
+    a.energy_error[i] = em;
+    a.momentum_error[i] = jm;
+    a.newton_residual[i] = rm;
     if constexpr (kTangent) {
       // Partials, accumulators and diagnostics through the scalar code; a lane frozen on a
       // non-finite step has no meaningful tangent map: its diagnostics are NaN.
-      const auto sdl = extract_dual_lane<T, W, K, d>(sd, l);
-      const auto xs = TOpsS::OpsD::as_vector(sdl);
+      const auto xs = TOpsS::OpsD::as_vector(dual_lane);
       for (int c = 0; c < TOpsS::kStored; ++c)
         for (int j = 0; j < K; ++j) a.tangent[(c * K + j) * n + i] = xs[c].d[j];
-      const TangentAccumulators<T> al = acc.lane(l);
       al.store(a.tangent_acc, n, i);
       if (status[l] == kStatusNonFinite) {
         for (int c = 0; c < kTangentOutCount; ++c)
@@ -287,133 +330,161 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       } else {
         typename TOpsS::State x0;
         TOpsS::Ops::load(ms, a.state0 + i, n, x0);
-        tangent_diagnostics<TOpsS>(ids, ms, x0, sdl, al, k0[l] + steps, h, a.tangent_out, n, i);
+        tangent_diagnostics<TOpsS>(ids, ms, x0, dual_lane, al, k0[l] + steps, h, a.tangent_out,
+                                   n, i);
       }
     }
-    active.set(l, false);
+  };
+  // Retire lane l (of sub-block b) with state x: the lane's values, then its bit.
+  const auto retire_lane = [&](auto bc, int l, std::int64_t steps, const Phase<P, d>& x) {
+    constexpr int b = decltype(bc)::value;
+    const int ll = l - b * W;
+    if constexpr (kTangent)
+      retire(l, steps, extract_lane(x, ll), emax[b][ll], jmax[b][ll], rmax[b][ll],
+             extract_dual_lane<T, W, K, d>(sd, ll), acc.lane(ll));
+    else
+      retire(l, steps, extract_lane(x, ll), emax[b][ll], jmax[b][ll], rmax[b][ll], 0,
+             TangentAccumulators<T>{});
+    active &= ~(std::uint64_t(1) << l);
   };
   // Iterations every active lane can still take: until then no lane reaches end_step.
   auto horizon_of = [&]() {
     std::int64_t hmin = end_step;
     for (int l = 0; l < valid; ++l)
-      if (active[l] && end_step - (k0[l] + it) < hmin) hmin = end_step - (k0[l] + it);
+      if ((active >> l & 1) && end_step - (k0[l] + it) < hmin) hmin = end_step - (k0[l] + it);
     return hmin;
   };
   std::int64_t horizon = horizon_of();
 
   for (;;) {
     if (horizon == 0) {
-      for (int l = 0; l < valid; ++l)
-        if (active[l] && k0[l] + it >= end_step) retire(s, l, it);
-      if (!active.any()) break;
+      for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+        constexpr int b = decltype(bc)::value;
+        for_each_lane(active & (kSub << b * W), [&](int l) {
+          if (k0[l] + it >= end_step) retire_lane(bc, l, it, s[b]);
+        });
+      });
+      if (active == 0) break;
       horizon = horizon_of();
     }
-    // The state before the step is needed only on rare events (a crossing, a freeze): keep it
-    // in a stack buffer written register by register (a whole-Phase copy compiled to a memcpy
-    // call per step at two registers per block).
-    save_phase(s, saved);
-    // Time only matters to forced models; form it as the scalar driver does, T(k) * h per lane,
-    // so lanes stay bit-identical to the scalar path at any step count.
-    P t0(T(0));
-    if constexpr (ForcedModel<MP>) {
-      for (int l = 0; l < W; ++l) t0.set(l, T(k0[l < valid ? l : 0] + it) * h);
-    }
-    P residual;
-    if constexpr (kTangent) {
-      residual = take_tangent_step<TOpsP>(ip, mp, sd, P(h), t0);
-      primal_lanes(sd, s);
-    } else {
-      residual = take_step(ip, mp, s, P(h), t0);
-    }
-    const P de = abs(OpsP::energy(mp, s) - e0);
-    Msk finite = finite_lanes(de);
-    if constexpr (kSolves) finite = finite & finite_lanes(residual);
-    const Msk bad = active & !finite;
-    if (bad.any()) {
-      for (int l = 0; l < valid; ++l)
-        if (bad[l]) {
+    std::uint64_t stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
+    for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+      constexpr int b = decltype(bc)::value;
+      constexpr int sh = b * W;
+      if ((active & (kSub << sh)) == 0) return;  // every lane of the sub-block has stopped
+      Phase<P, d>& x = s[b];
+      // The state before the step is needed only on rare events (a crossing, a freeze): keep it
+      // in a stack buffer written register by register (a whole-Phase copy compiled to a memcpy
+      // call per step).
+      save_phase(x, saved);
+      // Time only matters to forced models; form it as the scalar driver does, T(k) * h per
+      // lane, so lanes stay bit-identical to the scalar path at any step count.
+      P t0(T(0));
+      if constexpr (ForcedModel<MP>) {
+        for (int l = 0; l < W; ++l) t0.set(l, T(k0[sh + l < valid ? sh + l : 0] + it) * h);
+      }
+      P residual;
+      if constexpr (kTangent) {
+        residual = take_tangent_step<TOpsP>(ip, mp, sd, hp, t0);
+        primal_lanes(sd, x);
+      } else {
+        residual = take_step(ip, mp, x, hp, t0);
+      }
+      const P de = abs(OpsP::energy(mp, x) - e0[b]);
+      std::uint64_t finite = finite_bits(de);
+      if constexpr (kSolves) finite &= finite_bits(residual);
+      const std::uint64_t bad = active & ~(finite << sh) & (kSub << sh);
+      if (bad != 0) {
+        const Phase<P, d> before = restore_phase<T, W, d>(saved);
+        for_each_lane(bad, [&](int l) {
           status[l] = kStatusNonFinite;
-          retire(restore_phase<T, W, d>(saved), l, it);  // frozen at the last finite state
-        }
-      if (!active.any()) break;
-    }
-    if constexpr (kTangent) {
-      kk += P(T(1));
-      // 1/k once per step when the lanes share their step count (the usual case), else per lane:
-      // the same correctly rounded reciprocal either way.
-      const P inv = uniform_k ? P(T(1) / T(k0[0] + it + 1)) : P(T(1)) / kk;
-      acc.template after_step<TOpsP>(sd, kk, inv);
-    }
-    emax = max_of(emax, de);  // stopped lanes' values are never read again
-    if constexpr (kSolves) rmax = max_of(rmax, residual);
-    if constexpr (kMaps > 0) {
-      const auto J = OpsP::momentum(mp, s);
-      for (int c = 0; c < kMaps; ++c) jmax = max_of(jmax, abs(J[c] - j0[c]));
-    }
-    Msk stop = Msk::all(false);  // lanes that stop after this step (full buffer, escape)
+          retire_lane(bc, l, it, before);  // frozen at the last finite state
+        });
+      }
+      if constexpr (kTangent) {
+        kk += P(T(1));
+        // 1/k once per step when the lanes share their step count (the usual case), else per
+        // lane: the same correctly rounded reciprocal either way.
+        const P inv = uniform_k ? P(T(1) / T(k0[0] + it + 1)) : P(T(1)) / kk;
+        acc.template after_step<TOpsP>(sd, kk, inv);
+      }
+      emax[b] = max_of(emax[b], de);  // stopped lanes' values are never read again
+      if constexpr (kSolves) rmax[b] = max_of(rmax[b], residual);
+      if constexpr (kMaps > 0) {
+        const auto J = OpsP::momentum(mp, x);
+        for (int c = 0; c < kMaps; ++c) jmax[b] = max_of(jmax[b], abs(J[c] - j0[b][c]));
+      }
+      const std::uint64_t live = active & (kSub << sh);  // without the lanes frozen above
 
-    if (plane) {
-      const P g = component(s, coord) - P(value);
-      const P zero(T(0));
-      const int dir = sp.section_direction;
-      const Msk crossed =
-          (dir == kDirUp ? (g_prev < zero) & (g >= zero)
-                         : (dir == kDirDown ? (g_prev > zero) & (g <= zero)
-                                            : ((g_prev < zero) & (g >= zero)) |
-                                                  ((g_prev > zero) & (g <= zero)))) &
-          active;
-      g_prev = g;
-      if (crossed.any()) {
-        for (int l = 0; l < valid; ++l) {
-          if (!crossed[l]) continue;
-          const Phase<T, d> p0 = extract_lane(restore_phase<T, W, d>(saved), l);
-          const Phase<T, d> p1 = extract_lane(s, l);
-          Vec<T, 2 * d> x_hit;
+      if (plane) {
+        // g before the step from the saved state: the bits a loop-carried copy would hold,
+        // without a register or a store for it.
+        const P g_prev = saved_component<T, W, d>(saved, coord) - P(value);
+        const P g = component(x, coord) - P(value);
+        const P zero(T(0));
+        const int dir = sp.section_direction;
+        const auto up = [&] {
+          return compare_bits<Cmp::kLt>(g_prev, zero) & compare_bits<Cmp::kGe>(g, zero);
+        };
+        const auto down = [&] {
+          return compare_bits<Cmp::kGt>(g_prev, zero) & compare_bits<Cmp::kLe>(g, zero);
+        };
+        const std::uint64_t crossed =
+            ((dir == kDirUp ? up() : (dir == kDirDown ? down() : up() | down())) << sh) & live;
+        if (crossed != 0) {
+          const Phase<P, d> before = restore_phase<T, W, d>(saved);
+          for_each_lane(crossed, [&](int l) {
+            const Phase<T, d> p0 = extract_lane(before, l - sh);
+            const Phase<T, d> p1 = extract_lane(x, l - sh);
+            Vec<T, 2 * d> x_hit;
+            const std::int64_t k = k0[l] + it + 1;
+            const T th = locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
+            if (record_hit(a, sp, i0 + l, (T(k - 1) + th) * h, x_hit, crossings[l], recorded[l],
+                           hits[l]))
+              stop |= std::uint64_t(1) << l;  // buffer full: pause until drained
+          });
+        }
+      } else if (strobe) {
+        for_each_lane(live, [&](int l) {
           const std::int64_t k = k0[l] + it + 1;
-          const T th = locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
-          if (record_hit(a, sp, i0 + l, (T(k - 1) + th) * h, x_hit, crossings[l], recorded[l],
-                         hits[l]))
-            stop.set(l, true);  // buffer full: pause until drained
-        }
-      }
-    } else if (strobe) {
-      for (int l = 0; l < valid; ++l) {
-        const std::int64_t k = k0[l] + it + 1;
-        if (!active[l] || k % sp.stroboscopic_every != 0) continue;
-        Vec<T, 2 * d> x_hit;
-        for (int c = 0; c < d; ++c) {
-          x_hit[c] = s.q[c][l];
-          x_hit[d + c] = s.p[c][l];
-        }
-        if (record_hit(a, sp, i0 + l, T(k) * h, x_hit, crossings[l], recorded[l], hits[l]))
-          stop.set(l, true);
-      }
-    }
-    if (escape_on) {
-      const Msk out = active & (norm2(s.q) > escape2);
-      if (out.any())
-        for (int l = 0; l < valid; ++l)
-          if (out[l]) {
-            status[l] = kStatusEscaped;
-            stop.set(l, true);
+          if (k % sp.stroboscopic_every != 0) return;
+          const Phase<T, d> xl = extract_lane(x, l - sh);
+          Vec<T, 2 * d> x_hit;
+          for (int c = 0; c < d; ++c) {
+            x_hit[c] = xl.q[c];
+            x_hit[d + c] = xl.p[c];
           }
-    }
-    if (kSolves && newton_check) {
-      const Msk unconverged = active & (residual > newton_tol);
-      if (unconverged.any())
-        for (int l = 0; l < valid; ++l)
-          if (unconverged[l] && status[l] == kStatusOk) {
+          if (record_hit(a, sp, i0 + l, T(k) * h, x_hit, crossings[l], recorded[l], hits[l]))
+            stop |= std::uint64_t(1) << l;
+        });
+      }
+      if (escape_on) {
+        const std::uint64_t out = (compare_bits<Cmp::kGt>(norm2(x.q), escape2) << sh) & live;
+        for_each_lane(out, [&](int l) {
+          status[l] = kStatusEscaped;
+          stop |= std::uint64_t(1) << l;
+        });
+      }
+      if (kSolves && newton_check) {
+        const std::uint64_t unconverged =
+            (compare_bits<Cmp::kGt>(residual, newton_tol) << sh) & live;
+        for_each_lane(unconverged, [&](int l) {
+          if (status[l] == kStatusOk) {
             status[l] = kStatusNewtonNotConverged;
-            stop.set(l, true);
+            stop |= std::uint64_t(1) << l;
           }
-    }
+        });
+      }
+    });
     ++it;
     --horizon;
-    if (stop.any()) {
-      for (int l = 0; l < valid; ++l)
-        if (stop[l]) retire(s, l, it);
-      if (!active.any()) break;
+    if (stop != 0) {
+      for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+        constexpr int b = decltype(bc)::value;
+        for_each_lane(stop & (kSub << b * W), [&](int l) { retire_lane(bc, l, it, s[b]); });
+      });
     }
+    if (active == 0) break;
   }
 
   for (int l = 0; l < valid; ++l) {

@@ -133,8 +133,16 @@ struct Mask {
     for (int r = 0; r < R; ++r) m.v[r] = ~a.v[r];
     return m;
   }
-  bool operator[](int l) const { return v[l / L][l % L] != 0; }
-  void set(int l, bool b) { v[l / L][l % L] = b ? I(-1) : I(0); }
+  bool operator[](int l) const {
+    bool x = v[0][l % L] != 0;
+    for (int r = 1; r < R; ++r)
+      if (l / L == r) x = v[r][l % L] != 0;
+    return x;
+  }
+  void set(int l, bool b) {
+    for (int r = 0; r < R; ++r)
+      if (l / L == r) v[r][l % L] = b ? I(-1) : I(0);
+  }
   static Mask all(bool b) {
     Mask m;
     for (int r = 0; r < R; ++r) m.v[r] = V{} + (b ? I(-1) : I(0));
@@ -150,7 +158,54 @@ struct Mask {
     for (int r = 1; r < R; ++r) acc &= v[r];
     return all_zero(~acc);
   }
+  /// The lanes as bits of an integer (bit l: lane l), what the block driver's per-step decisions
+  /// use: a vector mask that is indexed lane by lane must live in memory, and the driver stored
+  /// every mask of every step to the stack for the rare branch that reads it.
+  std::uint64_t bits() const {
+    static_assert(W <= 64, "a lane mask has at most 64 lanes");
+    std::uint64_t b = 0;
+    for (int r = 0; r < R; ++r) b |= std::uint64_t(register_bits(v[r])) << (r * L);
+    return b;
+  }
+
+ private:
+  static unsigned register_bits(const V& x) {
+#if defined(__AVX512F__)
+    if constexpr (sizeof(V) == 64) {
+      const __m512i y = reinterpret_cast<const __m512i&>(x);
+#if defined(__AVX512DQ__)
+      // The sign bits: lets the compiler fold compare -> vector -> mask back into the compare.
+      if constexpr (sizeof(I) == 8) return _mm512_movepi64_mask(y);
+      else return _mm512_movepi32_mask(y);
+#else
+      if constexpr (sizeof(I) == 8) return _mm512_test_epi64_mask(y, y);
+      else return _mm512_test_epi32_mask(y, y);
+#endif
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (sizeof(V) == 32) {
+      if constexpr (sizeof(I) == 8) return unsigned(_mm256_movemask_pd(reinterpret_cast<const __m256d&>(x)));
+      else return unsigned(_mm256_movemask_ps(reinterpret_cast<const __m256&>(x)));
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (sizeof(V) == 16) {
+      if constexpr (sizeof(I) == 8) return unsigned(_mm_movemask_pd(reinterpret_cast<const __m128d&>(x)));
+      else return unsigned(_mm_movemask_ps(reinterpret_cast<const __m128&>(x)));
+    }
+#endif
+    unsigned b = 0;
+    for (int l = 0; l < L; ++l) b |= unsigned(x[l] != 0) << l;
+    return b;
+  }
 };
+
+/// Calls f(l) for each set bit l of a lane mask, lowest lane first.
+template <class F>
+inline void for_each_lane(std::uint64_t bits, F&& f) {
+  for (; bits != 0; bits &= bits - 1) f(__builtin_ctzll(bits));
+}
 
 template <class T, int W>
 struct Pack {
@@ -173,8 +228,19 @@ struct Pack {
   }
   void store(T* p) const { std::memcpy(p, &v, sizeof(v)); }
 
-  T operator[](int l) const { return v[l / L][l % L]; }
-  void set(int l, T x) { v[l / L][l % L] = x; }
+  /// Lane l. The register is picked by unrolled compares, not by indexing the array: an array
+  /// indexed at run time must live in memory, and the block driver's state (read lane by lane
+  /// only when a trajectory retires) was kept on the stack through every step because of it.
+  T operator[](int l) const {
+    T x = v[0][l % L];
+    for (int r = 1; r < R; ++r)
+      if (l / L == r) x = v[r][l % L];
+    return x;
+  }
+  void set(int l, T x) {
+    for (int r = 0; r < R; ++r)
+      if (l / L == r) v[r][l % L] = x;
+  }
 
   template <class F>
   static Pack map(F f) {
@@ -280,6 +346,47 @@ inline Pack<T, W> sqrt(const Pack<T, W>& a) {
 template <class T, int W>
 inline Mask<T, W> finite_lanes(const Pack<T, W>& a) {
   return (a - a) == Pack<T, W>(T(0));
+}
+
+/// The bits (bit l: lane l) of a lane-wise compare a C b, false where either is NaN. On AVX-512
+/// the compare writes a mask register directly; `(a < b).bits()` goes through a vector of
+/// all-ones lanes, two more instructions per register that the compiler does not fold away.
+enum class Cmp { kLt, kLe, kGt, kGe, kEq };
+template <Cmp C, class T, int W>
+inline std::uint64_t compare_bits(const Pack<T, W>& a, const Pack<T, W>& b) {
+  using P = Pack<T, W>;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(typename P::V) == 64) {
+    constexpr int kImm = C == Cmp::kLt   ? _CMP_LT_OQ
+                         : C == Cmp::kLe ? _CMP_LE_OQ
+                         : C == Cmp::kGt ? _CMP_GT_OQ
+                         : C == Cmp::kGe ? _CMP_GE_OQ
+                                         : _CMP_EQ_OQ;
+    std::uint64_t m = 0;
+    for (int r = 0; r < P::R; ++r) {
+      if constexpr (sizeof(T) == 8)
+        m |= std::uint64_t(_mm512_cmp_pd_mask(reinterpret_cast<const __m512d&>(a.v[r]),
+                                              reinterpret_cast<const __m512d&>(b.v[r]), kImm))
+             << (r * P::L);
+      else
+        m |= std::uint64_t(_mm512_cmp_ps_mask(reinterpret_cast<const __m512&>(a.v[r]),
+                                              reinterpret_cast<const __m512&>(b.v[r]), kImm))
+             << (r * P::L);
+    }
+    return m;
+  }
+#endif
+  if constexpr (C == Cmp::kLt) return (a < b).bits();
+  else if constexpr (C == Cmp::kLe) return (a <= b).bits();
+  else if constexpr (C == Cmp::kGt) return (a > b).bits();
+  else if constexpr (C == Cmp::kGe) return (a >= b).bits();
+  else return (a == b).bits();
+}
+
+/// finite_lanes(a).bits().
+template <class T, int W>
+inline std::uint64_t finite_bits(const Pack<T, W>& a) {
+  return compare_bits<Cmp::kEq>(a - a, Pack<T, W>(T(0)));
 }
 
 template <class T, int W>
