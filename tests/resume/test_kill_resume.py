@@ -204,6 +204,11 @@ def kill_and_resume(spec, name, rng, duration, extra=()):
             code = run_killed(args, rng.uniform(0.05, 0.5) * duration)
             if code == -signal.SIGKILL:
                 kills += 1
+                # A kill that lands after the final rename but before the process exits finds
+                # the run finished (seen under the sanitizers on a loaded machine): `out` is
+                # complete and there is nothing left to resume.
+                if os.path.exists(os.path.join(out, "summary.json")):
+                    break
                 # Resumable when a checkpoint (or finished results) survived; a run killed before
                 # its first checkpoint starts again from scratch.
                 resumable = any(os.path.exists(os.path.join(base, d, "checkpoint.bin")) or
