@@ -53,6 +53,8 @@
 
 namespace vigor::kernels {
 
+/// Lane l of a block state. A lane index known only at run time needs the registers in memory:
+/// callers pass a copy made on the rare path (see advance_block), never the step loop's own state.
 template <class T, int W, int N>
 inline Phase<T, N> extract_lane(const Phase<Pack<T, W>, N>& s, int l) {
   Phase<T, N> r;
@@ -63,18 +65,18 @@ inline Phase<T, N> extract_lane(const Phase<Pack<T, W>, N>& s, int l) {
   }
   return r;
 }
-
-/// Copy a block state into / out of a plain array of registers.
+/// q and p of a block state, the force zero: all the rare paths read (a lane's output and the
+/// interpolation of a crossing use no force), so the force before the step is not kept live
+/// through the step.
 template <class T, int W, int N>
-VIGOR_INLINE void save_phase(const Phase<Pack<T, W>, N>& s,
-                       typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
-  for (int c = 0; c < N; ++c)
-    for (int r = 0; r < Pack<T, W>::R; ++r) {
-      buf[c][r] = s.q[c].v[r];
-      buf[N + c][r] = s.p[c].v[r];
-      buf[2 * N + c][r] = s.f[c].v[r];
-    }
+VIGOR_INLINE Phase<Pack<T, W>, N> without_force(const Phase<Pack<T, W>, N>& s) {
+  Phase<Pack<T, W>, N> r;
+  r.q = s.q;
+  r.p = s.p;
+  r.f = Vec<Pack<T, W>, N>::filled(Pack<T, W>(T(0)));
+  return r;
 }
+
 /// s = the values of the dual state sd, register by register: `s = TOps::primal(sd)` built a
 /// temporary Phase and compiled to a memcpy call per step (768 bytes at 16 lanes, 5 % of a tangent
 /// run).
@@ -87,28 +89,6 @@ VIGOR_INLINE void primal_lanes(const Phase<Dual<Pack<T, W>, K>, N>& sd, Phase<Pa
       s.f[c].v[r] = sd.f[c].v.v[r];
     }
 }
-template <class T, int W, int N>
-VIGOR_INLINE Phase<Pack<T, W>, N> restore_phase(const typename Pack<T, W>::V (*buf)[Pack<T, W>::R]) {
-  Phase<Pack<T, W>, N> s;
-  for (int c = 0; c < N; ++c)
-    for (int r = 0; r < Pack<T, W>::R; ++r) {
-      s.q[c].v[r] = buf[c][r];
-      s.p[c].v[r] = buf[N + c][r];
-      s.f[c].v[r] = buf[2 * N + c][r];
-    }
-  return s;
-}
-
-/// component(restore_phase(buf), i) without building the Phase.
-template <class T, int W, int N>
-VIGOR_INLINE Pack<T, W> saved_component(const typename Pack<T, W>::V (*buf)[Pack<T, W>::R], int i) {
-  Pack<T, W> x(T(0));
-  for (int c = 0; c < 2 * N; ++c)
-    if (c == i)
-      for (int r = 0; r < Pack<T, W>::R; ++r) x.v[r] = buf[c][r];
-  return x;
-}
-
 /// Load `valid` consecutive values into the first lanes; the others repeat lane 0 (a finite,
 /// harmless value for lanes that never become active).
 template <class T, int W>
@@ -236,7 +216,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
 
   // Sub-block b's lanes of a per-trajectory array; a sub-block beyond the ensemble's end repeats
   // the block's first value (finite, and its lanes are never active).
-  const auto load_sub = [&](const T* base, int b) {
+  const auto load_sub = [&](const T* base, int b) VIGOR_LAMBDA_INLINE {
     const int vb = valid - b * W;
     return vb > 0 ? load_lanes<T, W>(base + i0 + b * W, vb < W ? vb : W)
                   : load_lanes<T, W>(base + i0, 1);
@@ -268,8 +248,15 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       kk.set(l, T(k0[l]));
       uniform_k = uniform_k && k0[l] == k0[0];
     }
-  } else {
-    for (int b = 0; b < B; ++b) {
+  }
+  // The per-sub-block arrays are indexed only by constants (for_each_sub), never by a loop
+  // variable: an index known at run time would put the whole array in memory.
+  P e0[B], emax[B], jmax[B], rmax[B];
+  Vec<P, (kMaps > 0 ? kMaps : 1)> j0[B];
+  for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+    constexpr int b = decltype(bc)::value;
+    if constexpr (!kTangent) {
+      VIGOR_UNROLL
       for (int c = 0; c < d; ++c) {
         s[b].q[c] = load_sub(a.state + c * n, b);
         s[b].p[c] = load_sub(a.state + (d + c) * n, b);
@@ -280,17 +267,15 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         s[b].f = Vec<P, d>::filled(P(T(0)));
       }
     }
-  }
-  P e0[B], emax[B], jmax[B], rmax[B];
-  Vec<P, (kMaps > 0 ? kMaps : 1)> j0[B];
-  for (int b = 0; b < B; ++b) {
     e0[b] = load_sub(a.energy0, b);
     emax[b] = load_sub(a.energy_error, b);
     jmax[b] = load_sub(a.momentum_error, b);
     rmax[b] = load_sub(a.newton_residual, b);
-    if constexpr (kMaps > 0)
+    if constexpr (kMaps > 0) {
+      VIGOR_UNROLL
       for (int c = 0; c < kMaps; ++c) j0[b][c] = load_sub(a.momentum0 + c * n, b);
-  }
+    }
+  });
   const P newton_tol(sp.newton_tolerance);
   const bool newton_check = sp.newton_tolerance > T(0);
   const P escape2(sp.escape_radius2);
@@ -299,7 +284,6 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   const bool strobe = sp.section_kind == kSectionStroboscopic;
   const P hp(h);
   std::int64_t it = 0;
-  typename P::V saved[3 * d][P::R];
 
   // A lane that stops writes its state, step count and errors right away; from then on its
   // register lanes may hold anything (they keep being computed, and `active` masks them out of
@@ -335,15 +319,27 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       }
     }
   };
-  // Retire lane l (of sub-block b) with state x: the lane's values, then its bit.
-  const auto retire_lane = [&](auto bc, int l, std::int64_t steps, const Phase<P, d>& x) {
+  // The rare paths read lanes at indices known only at run time, which needs the values in
+  // memory. They read a copy of the sub-block made where the rare path starts: had they (or a
+  // lambda that is not inlined) referred to the loop's own state, the state, the state before
+  // the step and the error maxima would all live on the stack, stored and reloaded every step.
+  struct Snapshot {
+    Phase<P, d> x;
+    P em, jm, rm;
+  };
+  const auto snapshot = [&](auto bc, const Phase<P, d>& x) VIGOR_LAMBDA_INLINE {
+    constexpr int b = decltype(bc)::value;
+    return Snapshot{without_force(x), emax[b], jmax[b], rmax[b]};
+  };
+  // Retire lane l (of sub-block b) in the state of the snapshot: the lane's values, then its bit.
+  const auto retire_lane = [&](auto bc, int l, std::int64_t steps, const Snapshot& v) {
     constexpr int b = decltype(bc)::value;
     const int ll = l - b * W;
     if constexpr (kTangent)
-      retire(l, steps, extract_lane(x, ll), emax[b][ll], jmax[b][ll], rmax[b][ll],
+      retire(l, steps, extract_lane(v.x, ll), v.em[ll], v.jm[ll], v.rm[ll],
              extract_dual_lane<T, W, K, d>(sd, ll), acc.lane(ll));
     else
-      retire(l, steps, extract_lane(x, ll), emax[b][ll], jmax[b][ll], rmax[b][ll], 0,
+      retire(l, steps, extract_lane(v.x, ll), v.em[ll], v.jm[ll], v.rm[ll], 0,
              TangentAccumulators<T>{});
     active &= ~(std::uint64_t(1) << l);
   };
@@ -360,8 +356,11 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     if (horizon == 0) {
       for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
         constexpr int b = decltype(bc)::value;
-        for_each_lane(active & (kSub << b * W), [&](int l) {
-          if (k0[l] + it >= end_step) retire_lane(bc, l, it, s[b]);
+        const std::uint64_t sub = active & (kSub << b * W);
+        if (sub == 0) return;
+        const Snapshot v = snapshot(bc, s[b]);
+        for_each_lane(sub, [&](int l) {
+          if (k0[l] + it >= end_step) retire_lane(bc, l, it, v);
         });
       });
       if (active == 0) break;
@@ -373,10 +372,10 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       constexpr int sh = b * W;
       if ((active & (kSub << sh)) == 0) return;  // every lane of the sub-block has stopped
       Phase<P, d>& x = s[b];
-      // The state before the step is needed only on rare events (a crossing, a freeze): keep it
-      // in a stack buffer written register by register (a whole-Phase copy compiled to a memcpy
-      // call per step).
-      save_phase(x, saved);
+      // The state before the step, for the rare events (a crossing, a freeze). Nothing refers to
+      // x or before outside this loop (the rare paths copy them, see Snapshot), so both stay in
+      // registers and this copy costs nothing.
+      const Phase<P, d> before = x;
       // Time only matters to forced models; form it as the scalar driver does, T(k) * h per
       // lane, so lanes stay bit-identical to the scalar path at any step count.
       P t0(T(0));
@@ -395,10 +394,10 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       if constexpr (kSolves) finite &= finite_bits(residual);
       const std::uint64_t bad = active & ~(finite << sh) & (kSub << sh);
       if (bad != 0) {
-        const Phase<P, d> before = restore_phase<T, W, d>(saved);
+        const Snapshot v = snapshot(bc, before);
         for_each_lane(bad, [&](int l) {
           status[l] = kStatusNonFinite;
-          retire_lane(bc, l, it, before);  // frozen at the last finite state
+          retire_lane(bc, l, it, v);  // frozen at the last finite state
         });
       }
       if constexpr (kTangent) {
@@ -417,9 +416,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       const std::uint64_t live = active & (kSub << sh);  // without the lanes frozen above
 
       if (plane) {
-        // g before the step from the saved state: the bits a loop-carried copy would hold,
-        // without a register or a store for it.
-        const P g_prev = saved_component<T, W, d>(saved, coord) - P(value);
+        const P g_prev = component(before, coord) - P(value);
         const P g = component(x, coord) - P(value);
         const P zero(T(0));
         const int dir = sp.section_direction;
@@ -432,10 +429,10 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         const std::uint64_t crossed =
             ((dir == kDirUp ? up() : (dir == kDirDown ? down() : up() | down())) << sh) & live;
         if (crossed != 0) {
-          const Phase<P, d> before = restore_phase<T, W, d>(saved);
+          const Phase<P, d> x0 = without_force(before), x1 = without_force(x);  // see Snapshot
           for_each_lane(crossed, [&](int l) {
-            const Phase<T, d> p0 = extract_lane(before, l - sh);
-            const Phase<T, d> p1 = extract_lane(x, l - sh);
+            const Phase<T, d> p0 = extract_lane(x0, l - sh);
+            const Phase<T, d> p1 = extract_lane(x1, l - sh);
             Vec<T, 2 * d> x_hit;
             const std::int64_t k = k0[l] + it + 1;
             const T th = locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
@@ -445,10 +442,11 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
           });
         }
       } else if (strobe) {
+        const Phase<P, d> x1 = without_force(x);  // a copy (see Snapshot)
         for_each_lane(live, [&](int l) {
           const std::int64_t k = k0[l] + it + 1;
           if (k % sp.stroboscopic_every != 0) return;
-          const Phase<T, d> xl = extract_lane(x, l - sh);
+          const Phase<T, d> xl = extract_lane(x1, l - sh);
           Vec<T, 2 * d> x_hit;
           for (int c = 0; c < d; ++c) {
             x_hit[c] = xl.q[c];
@@ -481,7 +479,10 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     if (stop != 0) {
       for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
         constexpr int b = decltype(bc)::value;
-        for_each_lane(stop & (kSub << b * W), [&](int l) { retire_lane(bc, l, it, s[b]); });
+        const std::uint64_t sub = stop & (kSub << b * W);
+        if (sub == 0) return;
+        const Snapshot v = snapshot(bc, s[b]);
+        for_each_lane(sub, [&](int l) { retire_lane(bc, l, it, v); });
       });
     }
     if (active == 0) break;
