@@ -81,17 +81,27 @@ VIGOR_HD VIGOR_INLINE void write_hit(const EnsembleArrays<Real>& a, const Segmen
   for (int c = 0; c < Dim; ++c) a.hits[((c + 1) * cap + slot) * n + i] = x[c];
 }
 
+/// Count a crossing and claim the buffer slot its hit goes to; -1 where the run's or the buffer's
+/// limit leaves it unrecorded. The buffer is full (the trajectory pauses until drained) when
+/// `hits` reaches the capacity.
+template <class Real>
+VIGOR_HD VIGOR_INLINE int claim_hit(const SegmentParams<Real>& sp, std::int64_t& crossings,
+                                    std::int64_t& recorded, int& hits) {
+  ++crossings;
+  if (recorded >= sp.max_recorded || hits >= sp.hit_capacity) return -1;
+  ++recorded;
+  return hits++;
+}
+
 /// Count a crossing and record it while the run's and the buffer's limits allow.
 /// Returns true when the buffer just became full (the trajectory pauses until drained).
 template <int Dim, class Real>
 VIGOR_HD inline bool record_hit(const EnsembleArrays<Real>& a, const SegmentParams<Real>& sp,
                                 std::int64_t i, Real t, const Vec<Real, Dim>& x,
                                 std::int64_t& crossings, std::int64_t& recorded, int& hits) {
-  ++crossings;
-  if (recorded >= sp.max_recorded || hits >= sp.hit_capacity) return false;
-  write_hit<Dim>(a, sp, i, hits, t, x);
-  ++hits;
-  ++recorded;
+  const int slot = claim_hit(sp, crossings, recorded, hits);
+  if (slot < 0) return false;
+  write_hit<Dim>(a, sp, i, slot, t, x);
   return hits == sp.hit_capacity;
 }
 
@@ -217,9 +227,14 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
     if (section_kind == kSectionPlane) {
       const Real g = Ops::component(s, coord) - value;
       if (is_crossing(g_prev, g, direction)) [[unlikely]] {
-        Vec<Real, dim> x_hit;
-        const Real th = locate_crossing<Ops>(m, prev, s, t0, coord, value, h, x_hit);
-        pause = record_hit(a, sp, i, (Real(k - 1) + th) * h, x_hit, crossings, recorded, hits);
+        // A crossing past the run's or the buffer's limit is counted, not located.
+        const int slot = claim_hit(sp, crossings, recorded, hits);
+        if (slot >= 0) {
+          Vec<Real, dim> x_hit;
+          const Real th = locate_crossing<Ops>(m, prev, s, t0, coord, value, h, x_hit);
+          write_hit<dim>(a, sp, i, slot, (Real(k - 1) + th) * h, x_hit);
+          pause = hits == sp.hit_capacity;
+        }
       }
       g_prev = g;
     } else if (section_kind == kSectionStroboscopic && k % sp.stroboscopic_every == 0) {

@@ -79,7 +79,8 @@ VIGOR_HD inline Real locate_crossing(const M& m, const State& s0, const State& s
     const Real g = hermite(g0, s0c, g1, s1c, th);
     const Real dg = hermite_slope(g0, s0c, g1, s1c, th);
     // A vanishing slope (tangential crossing) keeps the current iterate instead of dividing by 0.
-    const Real delta = dg != Real(0) ? g / dg : Real(0);
+    // (select, not a branch: the same code locates W crossings side by side in a Pack.)
+    const Real delta = select(dg != Real(0), g / dg, Real(0));
     th = min_of(Real(1), max_of(Real(0), th - delta));
   }
   VIGOR_UNROLL

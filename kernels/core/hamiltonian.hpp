@@ -44,8 +44,8 @@ using rebind_t = typename rebind<X, R>::type;
 
 /// Phase-space point of a canonical model plus the force at q.
 ///
-/// `f = -grad V(q)` is kept valid by every integrator step (it is the first force evaluation of the
-/// next step, so caching it costs nothing); section location uses it as dp/dt.
+/// `f = -grad V(q)` is kept valid by every explicit step (it is the first force evaluation of the
+/// next step, so caching it costs nothing); section location evaluates the field afresh instead.
 template <class Real, int N>
 struct Phase {
   Vec<Real, N> q;

@@ -85,6 +85,12 @@ VIGOR_HD VIGOR_INLINE bool isfinite(float x) {
 #endif
 }
 
+/// a where m, else b (both evaluated): the scalar form of the lane-wise select of SIMD packs
+/// (kernels/simd/pack.hpp), so code written with it runs on either.
+template <class T>
+VIGOR_HD VIGOR_INLINE T select(bool m, T a, T b) {
+  return m ? a : b;
+}
 template <class T>
 VIGOR_HD VIGOR_INLINE T max_of(T a, T b) {
   return a < b ? b : a;

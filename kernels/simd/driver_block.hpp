@@ -20,8 +20,8 @@
 /// common step needs no blend. Each lane's state, counters and hits are the scalar driver's, bit
 /// for bit (vigor compiles its C++ with -ffp-contract=off, so no path fuses a multiply-add that
 /// another does not). The common step — no crossing, no freeze — is pure vector code; rare events
-/// leave it for a per-lane loop, where a crossing is located by the scalar
-/// kernels::locate_crossing on the lane's extracted state.
+/// leave it for a per-lane loop. A crossing found there is only counted and queued: the queue
+/// (PendingCrossings) locates W crossings at a time with kernels::locate_crossing on a Pack.
 /// A block may be partial (the ensemble's last trajectories): missing lanes start inactive, and a
 /// sub-block without an active lane is skipped, so every trajectory takes the same code path
 /// wherever it sits in the ensemble.
@@ -161,10 +161,102 @@ VIGOR_INLINE void for_each_sub(F&& f) {
   }(std::make_integer_sequence<int, B>{});
 }
 
+/// Section crossings the step loop found and has not located yet, up to W of them (any lanes, any
+/// steps), located side by side in one Pack. Locating one crossing is a chain of divides and
+/// Hermite evaluations hundreds of cycles long; done per lane inside the step loop it stalled the
+/// loop at every crossing, while W crossings in the lanes of one register cost about what one does.
+/// The slot of each hit is claimed when the crossing is found (kernels::claim_hit), so counters,
+/// pauses and stops happen at the step they do in the scalar driver; only the located time and
+/// state are written later, and all before advance_block returns. Each lane runs the scalar
+/// driver's arithmetic (kernels::locate_crossing on Pack), so the hits are the same bit for bit
+/// where the model's Pack arithmetic is (everywhere but libmvec's transcendental functions).
+/// Constrained and non-separable models locate their queued crossings one at a time on T.
+template <class T, int W, int d>
+struct PendingCrossings {
+  using P = Pack<T, W>;
+  alignas(64) T q0[d][W], p0[d][W], q1[d][W], p1[d][W];
+  alignas(64) T k_before[W];  ///< the step count before the crossing step, as T
+  std::int64_t traj[W];
+  int slot[W];
+  int n = 0;
+
+  /// Queue lane `lane` of the sub-block states x0 (before the step) and x1 (after it).
+  void push(const Phase<P, d>& x0, const Phase<P, d>& x1, int lane, std::int64_t i, int s,
+            T k0) {
+    for (int c = 0; c < d; ++c) {
+      q0[c][n] = x0.q[c][lane];
+      p0[c][n] = x0.p[c][lane];
+      q1[c][n] = x1.q[c][lane];
+      p1[c][n] = x1.p[c][lane];
+    }
+    k_before[n] = k0;
+    traj[n] = i;
+    slot[n] = s;
+    ++n;
+  }
+
+  /// Locate the queued crossings and write their hits; MP and MS are the model on P and on T.
+  template <class MP, class MS>
+  VIGOR_NOINLINE void locate(const MP& mp, const MS& ms, const EnsembleArrays<T>& a,
+                             const SegmentParams<T>& sp) {
+    if (n == 0) return;
+    const T h = sp.h;
+    if constexpr (ConstrainedModel<MS> || !SeparableModel<MS>) {
+      // One crossing at a time, still out of the step loop: the field of a constrained (or
+      // non-separable) model goes through nested dual numbers, which on a Pack made a single
+      // model's translation unit compile for over half an hour.
+      for (int j = 0; j < n; ++j) {
+        Phase<T, d> s0, s1;
+        for (int c = 0; c < d; ++c) {
+          s0.q[c] = q0[c][j];
+          s0.p[c] = p0[c][j];
+          s1.q[c] = q1[c][j];
+          s1.p[c] = p1[c][j];
+        }
+        s0.f = s1.f = Vec<T, d>::filled(T(0));  // not read: rates evaluates the field afresh
+        Vec<T, 2 * d> xj;
+        const T th = locate_crossing<StateOps<MS, T>>(ms, s0, s1, k_before[j] * h,
+                                                      sp.section_coord, sp.section_value, h, xj);
+        write_hit<2 * d>(a, sp, traj[j], slot[j], (k_before[j] + th) * h, xj);
+      }
+    } else {
+      // Lanes past n repeat the first crossing: finite values, computed and never written.
+      for (int j = n; j < W; ++j) {
+        for (int c = 0; c < d; ++c) {
+          q0[c][j] = q0[c][0];
+          p0[c][j] = p0[c][0];
+          q1[c][j] = q1[c][0];
+          p1[c][j] = p1[c][0];
+        }
+        k_before[j] = k_before[0];
+      }
+      Phase<P, d> s0, s1;
+      for (int c = 0; c < d; ++c) {
+        s0.q[c] = P::load(q0[c]);
+        s0.p[c] = P::load(p0[c]);
+        s1.q[c] = P::load(q1[c]);
+        s1.p[c] = P::load(p1[c]);
+      }
+      s0.f = s1.f = Vec<P, d>::filled(P(T(0)));  // not read: rates evaluates the field afresh
+      const P hp(h);
+      Vec<P, 2 * d> x;
+      const P th = locate_crossing<StateOps<MP, P>>(mp, s0, s1, P::load(k_before) * hp,
+                                                    sp.section_coord, P(sp.section_value), hp, x);
+      for (int j = 0; j < n; ++j) {
+        Vec<T, 2 * d> xj;
+        for (int c = 0; c < 2 * d; ++c) xj[c] = x[c][j];
+        write_hit<2 * d>(a, sp, traj[j], slot[j], (k_before[j] + th[j]) * h, xj);
+      }
+    }
+    n = 0;
+  }
+};
+
 /// Advance trajectories i0 .. i0+valid-1 (valid <= B * W) to sp.end_step, or until each stops
 /// or pauses. The block is B sub-blocks of W lanes (one register each): MP/IP are the model and
 /// integrator on Pack<T, W> (IP on Dual<Pack<T, W>, K> with kTangent, where B is 1); MS: the same
-/// model on T (for crossings); IDS: the integrator on Dual<T, K> (kTangent only).
+/// model on T (crossings of constrained models, tangent diagnostics); IDS: the integrator on
+/// Dual<T, K> (kTangent only).
 ///
 /// Why sub-blocks: one register of trajectories leaves the core waiting on the latency of its own
 /// chain of multiply-adds, so a block carries B independent chains. As one Pack<T, B * W> they
@@ -189,7 +281,6 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   const int coord = sp.section_coord;
   const T value = sp.section_value;
   using OpsP = StateOps<MP, P>;
-  using OpsS = StateOps<MS, T>;
   constexpr int kMaps = OpsP::kMomentumMaps;
   constexpr bool kSolves = default_newton_iterations < IP >> 0;
   constexpr std::uint64_t kSub = W == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
@@ -276,6 +367,15 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       for (int c = 0; c < kMaps; ++c) j0[b][c] = load_sub(a.momentum0 + c * n, b);
     }
   });
+  // g = x_coord - value of every sub-block's state, carried from step to step as in the scalar
+  // driver: picking the coordinate out of registers is a chain of compares and jumps (coord is
+  // known only at run time), and doing it for the state before the step too cost 3-4 % of a
+  // Henon-Heiles run.
+  P gp[B];
+  for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+    constexpr int b = decltype(bc)::value;
+    gp[b] = component(s[b], coord) - P(value);
+  });
   const P newton_tol(sp.newton_tolerance);
   const bool newton_check = sp.newton_tolerance > T(0);
   const P escape2(sp.escape_radius2);
@@ -351,6 +451,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     return hmin;
   };
   std::int64_t horizon = horizon_of();
+  PendingCrossings<T, W, d> pending;
 
   for (;;) {
     if (horizon == 0) {
@@ -416,8 +517,9 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       const std::uint64_t live = active & (kSub << sh);  // without the lanes frozen above
 
       if (plane) {
-        const P g_prev = component(before, coord) - P(value);
+        const P g_prev = gp[b];
         const P g = component(x, coord) - P(value);
+        gp[b] = g;
         const P zero(T(0));
         const int dir = sp.section_direction;
         const auto up = [&] {
@@ -431,14 +533,11 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         if (crossed != 0) {
           const Phase<P, d> x0 = without_force(before), x1 = without_force(x);  // see Snapshot
           for_each_lane(crossed, [&](int l) {
-            const Phase<T, d> p0 = extract_lane(x0, l - sh);
-            const Phase<T, d> p1 = extract_lane(x1, l - sh);
-            Vec<T, 2 * d> x_hit;
-            const std::int64_t k = k0[l] + it + 1;
-            const T th = locate_crossing<OpsS>(ms, p0, p1, T(k - 1) * h, coord, value, h, x_hit);
-            if (record_hit(a, sp, i0 + l, (T(k - 1) + th) * h, x_hit, crossings[l], recorded[l],
-                           hits[l]))
-              stop |= std::uint64_t(1) << l;  // buffer full: pause until drained
+            const int slot = claim_hit(sp, crossings[l], recorded[l], hits[l]);
+            if (slot < 0) return;  // counted, not recorded: nothing to locate
+            pending.push(x0, x1, l - sh, i0 + l, slot, T(k0[l] + it));
+            if (pending.n == W) pending.locate(mp, ms, a, sp);
+            if (hits[l] == sp.hit_capacity) stop |= std::uint64_t(1) << l;  // pause until drained
           });
         }
       } else if (strobe) {
@@ -487,6 +586,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     }
     if (active == 0) break;
   }
+  pending.locate(mp, ms, a, sp);
 
   for (int l = 0; l < valid; ++l) {
     const std::int64_t i = i0 + l;
