@@ -8,7 +8,8 @@
 /// masses); one stepper per trajectory (velocity_verlet caches the acceleration between steps, so a
 /// stepper must not be shared); a fixed-step `do_step` loop. No energy check and no section test:
 /// odeint offers neither inside its step loop, so this peer does less work per step than the engine
-/// and the SIMD reference (which both evaluate H every step).
+/// and the SIMD reference on the henon_heiles workload (both evaluate H every step), and about the
+/// same on henon_heiles_bare (no section, H after the last step only).
 ///
 /// odeint's velocity Verlet is the same method as vigor's Störmer–Verlet (kick-drift-kick), written
 /// as q1 = q + h p + h^2/2 a, p1 = p + h/2 (a + a1): equal in exact arithmetic, different in
@@ -53,7 +54,8 @@ struct HenonHeilesAcceleration {
 template <class Real>
 PeerResult run_typed(const Problem& pb, const std::vector<double>& state, std::int64_t n,
                      std::int64_t steps, int threads) {
-  if (pb.workload != Workload::kHenonHeiles || state.size() != std::size_t(4) * std::size_t(n))
+  if ((pb.workload != Workload::kHenonHeiles && pb.workload != Workload::kHenonHeilesBare) ||
+      state.size() != std::size_t(4) * std::size_t(n))
     throw std::invalid_argument("odeint_henon_heiles: expects the Henon-Heiles state");
   using Stepper = odeint::velocity_verlet<Coor<Real>, Coor<Real>, Real, Coor<Real>, Real, Real>;
   const HenonHeilesAcceleration<Real> system{Real(pb.params.at(0)), Real(pb.params.at(1))};

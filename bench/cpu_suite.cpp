@@ -9,11 +9,14 @@
 ///     / wall seconds (engine construction, upload, every segment and drain, download);
 ///   * the SIMD reference (cpu_simd_reference.cpp): the same arithmetic written by hand, blocks of
 ///     trajectories in vector lanes, `#pragma omp simd` over the lanes, OpenMP over blocks;
-///   * Boost.Odeint's velocity_verlet per trajectory, OpenMP over trajectories (Hénon–Heiles only;
-///     cpu_odeint.cpp, present when Boost was found at configure time).
+///   * Boost.Odeint's velocity_verlet per trajectory, OpenMP over trajectories (both Hénon–Heiles
+///     workloads; cpu_odeint.cpp, present when Boost was found at configure time).
 /// Workloads (Störmer–Verlet, h = 0.01):
 ///   henon_heiles  a = 1, b = -1/3, section_grid at E = 1/8 on the section q0 = 0 (upwards), which
 ///                 stays on during the run (the engine detects, locates and records crossings);
+///   henon_heiles_bare  the same ensemble with no section and H evaluated after the last step only
+///                 (diagnostics.conservation_every = steps), by the engine and by the reference:
+///                 the work per step of Odeint's loop (the engine adds a non-finite test);
 ///   kepler        mu = 1, random_box around q = (0.7, 0), p = (0, 1.35) (eccentricity ~0.28);
 ///   pendulum      m = l = g = 1, random_box q in [-2, 2], p in [-0.1, 0.1] (amplitudes <= ~2 rad).
 /// Each timing is repeated (--repeats, default 3; the implementations take turns) and the median
@@ -24,7 +27,8 @@
 /// WRONG, however fast.
 ///
 ///   vigor-bench-cpu [--trajectories N] [--steps N] [--quick] [--repeats R] [--threads T]
-///                   [--workloads henon_heiles,kepler,pendulum] [--precision both|fp64|fp32]
+///                   [--workloads henon_heiles,henon_heiles_bare,kepler,pendulum]
+///                   [--precision both|fp64|fp32]
 ///                   [--json FILE]
 #include <omp.h>
 
@@ -82,7 +86,8 @@ struct Options {
   bool quick = false;
   int repeats = 3;
   int threads = 0;  ///< 0: all (omp_get_max_threads)
-  std::vector<Workload> workloads{Workload::kHenonHeiles, Workload::kKepler, Workload::kPendulum};
+  std::vector<Workload> workloads{Workload::kHenonHeiles, Workload::kHenonHeilesBare,
+                                  Workload::kKepler, Workload::kPendulum};
   bool fp64 = true, fp32 = true;
   std::string json;
 };
@@ -98,13 +103,17 @@ struct Options {
       "Trajectory-steps per second on the CPU of Stormer-Verlet (h = 0.01) through vigor's\n"
       "engine (as `vigor run` runs a job), a hand-written SIMD-across-trajectories reference\n"
       "and Boost.Odeint velocity_verlet, on henon_heiles (E = 1/8, section q0 = 0 up), kepler\n"
-      "and pendulum, FP64 and FP32, with a correctness check of every implementation.\n"
+      "and pendulum, FP64 and FP32, with a correctness check of every implementation;\n"
+      "henon_heiles_bare is the same ensemble with no section and H checked only after the\n"
+      "last step (diagnostics.conservation_every = steps): Odeint's work per step plus a\n"
+      "non-finite test of the state.\n"
       "  --trajectories  ensemble size (default 100000)\n"
       "  --steps         steps per run (default 10000)\n"
       "  --quick         10^4 trajectories x 10^3 steps (unless given explicitly)\n"
       "  --repeats       timed runs per implementation; the median is reported (default 3)\n"
       "  --threads       OpenMP threads for every implementation (default: all)\n"
-      "  --workloads     comma-separated subset of henon_heiles,kepler,pendulum\n"
+      "  --workloads     comma-separated subset of henon_heiles,henon_heiles_bare,kepler,\n"
+      "                  pendulum (default: all)\n"
       "  --precision     both (default), fp64 or fp32\n"
       "  --json          also write the results and machine info as JSON to FILE\n\n"
       "Exit status: 0 all checks ok, 1 a check failed (WRONG), 2 bad arguments, 3 error.\n");
@@ -125,6 +134,8 @@ const char* workload_name(Workload w) {
       return "kepler";
     case Workload::kPendulum:
       return "pendulum";
+    case Workload::kHenonHeilesBare:
+      return "henon_heiles_bare";
   }
   return "?";
 }
@@ -161,7 +172,8 @@ Options parse_args(int argc, char** argv) {
       std::stringstream ss(value());
       for (std::string item; std::getline(ss, item, ',');) {
         bool found = false;
-        for (Workload w : {Workload::kHenonHeiles, Workload::kKepler, Workload::kPendulum})
+        for (Workload w : {Workload::kHenonHeiles, Workload::kHenonHeilesBare, Workload::kKepler,
+                           Workload::kPendulum})
           if (item == workload_name(w)) {
             o.workloads.push_back(w);
             found = true;
@@ -207,6 +219,7 @@ Json make_job_json(Workload w, std::int64_t n, std::int64_t steps, bool fp32, st
   Json j;
   switch (w) {
     case Workload::kHenonHeiles:
+    case Workload::kHenonHeilesBare:
       j["model"] = {{"name", "henon_heiles"}, {"params", {{"a", 1.0}, {"b", -1.0 / 3.0}}}};
       break;
     case Workload::kKepler:
@@ -220,6 +233,7 @@ Json make_job_json(Workload w, std::int64_t n, std::int64_t steps, bool fp32, st
   j["steps"] = steps;
   switch (w) {
     case Workload::kHenonHeiles:
+    case Workload::kHenonHeilesBare:
       j["ensemble"] = {
           {"section_grid",
            {{"energy", 0.125}, {"axes", {{"q1", {-0.44, 0.67, k0}}, {"p1", {-0.5, 0.5, k1}}}}}}};
@@ -247,6 +261,14 @@ Json make_job_json(Workload w, std::int64_t n, std::int64_t steps, bool fp32, st
 /// Parse the workload's job; for the section grid, pick the grid so that about n points are
 /// allowed (two passes: a guess, then a correction from the allowed fraction).
 vigor::host::Job make_job(Workload w, std::int64_t n, std::int64_t steps, bool fp32) {
+  if (w == Workload::kHenonHeilesBare) {
+    // The section grid needs the section to place its points; the bare run then drops the
+    // section, as a job with the same states in an ensemble file and no section would.
+    vigor::host::Job job = make_job(Workload::kHenonHeiles, n, steps, fp32);
+    job.has_section = false;  // make_request then gives the engine no section
+    job.conservation_every = job.steps;
+    return job;
+  }
   if (w != Workload::kHenonHeiles)
     return vigor::host::parse_job(make_job_json(w, n, steps, fp32, 0, 0).dump());
   std::int64_t k = std::max<std::int64_t>(2, std::int64_t(std::ceil(std::sqrt(double(n) / 0.75))));
@@ -446,7 +468,7 @@ Row measure(Workload w, bool fp32, const Options& o) {
   row.ensemble_kind = job.ensemble.kind;
   row.skipped_points = job.ensemble.skipped;
 #if defined(VIGOR_BENCH_ODEINT)
-  row.has_odeint = w == Workload::kHenonHeiles;
+  row.has_odeint = w == Workload::kHenonHeiles || w == Workload::kHenonHeilesBare;
 #endif
 
   // Timed runs: the implementations take turns, so slow drifts of the machine hit all alike.
@@ -487,6 +509,7 @@ Row measure(Workload w, bool fp32, const Options& o) {
   sub.ensemble.count = m;
   sub.steps = cs;
   sub.segment_steps = std::min(sub.segment_steps, cs);
+  if (w == Workload::kHenonHeilesBare) sub.conservation_every = cs;  // H after the last step
   const EngineRun ce = run_engine(sub, o.threads);
   const PeerResult cr =
       vigor_bench_cpu::simd_reference(pb, sub.ensemble.state, m, cs, fp32, o.threads);
@@ -542,7 +565,7 @@ Row measure(Workload w, bool fp32, const Options& o) {
 // --- Output -----------------------------------------------------------------------------------
 
 void print_header() {
-  std::printf("%-12s %-4s %8s %6s %12s %12s %12s %12s %8s %8s  %s\n", "workload", "prec", "n",
+  std::printf("%-17s %-4s %8s %6s %12s %12s %12s %12s %8s %8s  %s\n", "workload", "prec", "n",
               "steps", "engine(kern)", "engine(wall)", "SIMD ref", "odeint", "eng/SIMD",
               "eng/odeint", "check");
   std::fflush(stdout);
@@ -551,7 +574,7 @@ void print_header() {
 void print_row(const Row& r) {
   const std::string od = r.has_odeint ? fmt(r.odeint_rate, "%.3e") : "-";
   const std::string eo = r.has_odeint ? fmt(r.engine_wall_rate / r.odeint_rate, "%.2f") : "-";
-  std::printf("%-12s %-4s %8lld %6lld %12.3e %12.3e %12.3e %12s %8.2f %8s  %s\n",
+  std::printf("%-17s %-4s %8lld %6lld %12.3e %12.3e %12.3e %12s %8.2f %8s  %s\n",
               workload_name(r.workload), r.fp32 ? "fp32" : "fp64", static_cast<long long>(r.n),
               static_cast<long long>(r.steps), r.engine_kernel_rate, r.engine_wall_rate,
               r.simd_rate, od.c_str(), r.engine_wall_rate / r.simd_rate, eo.c_str(),
@@ -641,7 +664,7 @@ int main(int argc, char** argv) {
       vigor_bench_cpu::simd_reference_lanes(Workload::kPendulum, true),
       vigor_bench_cpu::simd_reference_math().c_str());
 #if defined(VIGOR_BENCH_ODEINT)
-  std::printf("odeint: velocity_verlet, %s (henon_heiles only)\n",
+  std::printf("odeint: velocity_verlet, %s (henon_heiles and henon_heiles_bare only)\n",
               vigor_bench_cpu::odeint_version().c_str());
 #else
   std::printf("odeint: not built (Boost not found at configure time)\n");

@@ -19,8 +19,12 @@ namespace vigor_bench_cpu {
 /// The workloads (DESIGN.md §1; issue 8): Störmer–Verlet on
 ///   kHenonHeiles  H = (px^2 + py^2)/2 + (x^2 + y^2)/2 + a x^2 y + b y^3, section q0 = 0 up;
 ///   kKepler       H = |p|^2/2 - mu/|q|            (one sqrt and one divide per force);
-///   kPendulum     H = p^2/(2 m l^2) - m g l cos q  (one sin per force, one cos per energy).
-enum class Workload { kHenonHeiles, kKepler, kPendulum };
+///   kPendulum     H = p^2/(2 m l^2) - m g l cos q  (one sin per force, one cos per energy);
+///   kHenonHeilesBare  Hénon–Heiles with no section and H checked only after the last step
+///                 (diagnostics.conservation_every = steps): the engine's step loop does Odeint's
+///                 work plus a test of the state for non-finite values, so that comparison is
+///                 like for like (the per-step H of the other workloads is work Odeint skips).
+enum class Workload { kHenonHeiles, kKepler, kPendulum, kHenonHeilesBare };
 
 /// Model parameters in the model's kParams order, and the step.
 struct Problem {
@@ -61,7 +65,8 @@ int simd_reference_lanes(Workload workload, bool fp32);
 /// How the reference computes sin/cos ("libmvec _ZGVeN8v_sin ..." or "scalar libm").
 std::string simd_reference_math();
 
-/// Boost.Odeint velocity_verlet per trajectory on Hénon–Heiles (cpu_odeint.cpp); only built when
+/// Boost.Odeint velocity_verlet per trajectory on Hénon–Heiles (both Hénon–Heiles workloads:
+/// Odeint does the same steps for either; cpu_odeint.cpp); only built when
 /// Boost is found (VIGOR_BENCH_ODEINT).
 PeerResult odeint_henon_heiles(const Problem& problem, const std::vector<double>& state,
                                std::int64_t n, std::int64_t steps, bool fp32, int threads);

@@ -37,11 +37,12 @@ struct EngineRequest {
   double dt = 0.0;
   int newton_iterations = 0;  ///< implicit integrators; 0: the integrator's default
   SectionConfig section;
-  double escape_radius = 0.0;     ///< <= 0: none
-  double newton_tolerance = 0.0;  ///< <= 0: none; else status newton-not-converged above it
-  int threads = 0;                ///< CPU threads; 0: OpenMP default
-  bool cpu_simd = true;           ///< CPU: advance blocks of trajectories in SIMD lanes
-  bool tangent = false;           ///< carry the tangent map (kernels/tangent.hpp diagnostics)
+  double escape_radius = 0.0;           ///< <= 0: none
+  double newton_tolerance = 0.0;        ///< <= 0: none; else status newton-not-converged above it
+  int threads = 0;                      ///< CPU threads; 0: OpenMP default
+  bool cpu_simd = true;                 ///< CPU: advance blocks of trajectories in SIMD lanes
+  bool tangent = false;                 ///< carry the tangent map (kernels/tangent.hpp diagnostics)
+  std::int64_t conservation_every = 1;  ///< kernels::SegmentParams::conservation_every
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
   std::size_t hit_buffer_bytes = std::size_t(256) << 20;
 };

@@ -620,9 +620,12 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   }
 
   job.tangent = false;
+  job.conservation_every = 1;
   if (const Json* d = find(top, "diagnostics")) {
     object(*d, "diagnostics");
-    check_keys(*d, "diagnostics", {"tangent"}, "diagnostic");
+    check_keys(*d, "diagnostics", {"tangent", "conservation_every"}, "diagnostic");
+    if (const Json* e = find(*d, "conservation_every"))
+      job.conservation_every = integer(*e, "diagnostics.conservation_every", 1, kMaxSteps);
     if (const Json* t = find(*d, "tangent")) {
       if (!t->is_boolean())
         fail("diagnostics.tangent", "must be true or false, got " + show(*t));

@@ -76,6 +76,8 @@ struct Job {
   double escape_radius = 0.0;     ///< <= 0: none
   double newton_tolerance = 0.0;  ///< <= 0: none (residuals are reported, never acted on)
   bool tangent = false;           ///< diagnostics.tangent: carry tangent maps (kernels/tangent.hpp)
+  /// diagnostics.conservation_every: |H - H0| and the momentum maps after every K-th step
+  std::int64_t conservation_every = 1;
 
   BackendKind backend = BackendKind::kAuto;
   Precision precision = Precision::kDouble;

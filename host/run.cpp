@@ -229,6 +229,7 @@ EngineRequest make_request(const Job& job, const RunOptions& options, BackendKin
   r.newton_iterations = job.newton_iterations;
   r.newton_tolerance = job.newton_tolerance;
   r.tangent = job.tangent;
+  r.conservation_every = job.conservation_every;
   r.threads = options.threads;
   // On the CPU the buffers are host memory the kernels write as trajectories cross: a quarter
   // GiB of them (64 slots for 10^5 Hénon–Heiles trajectories) costs its page faults and zeroing
@@ -469,6 +470,8 @@ nlohmann::ordered_json make_summary(const Job& job, const RunOptions& options, c
   s["crossings_recorded"] = recorded;
   s["crossings_dropped"] = crossings - recorded;
   s["energy_error_max"] = emax;
+  // Maxima over the steps whose count is a multiple of this (1: every step).
+  s["conservation_every"] = job.conservation_every;
   const ModelInfo* model = find_model(job.model);
   const IntegratorInfo* integrator = find_integrator(job.integrator);
   if (model && !model->momentum_names.empty()) {

@@ -8,8 +8,9 @@
 /// section, and stores everything back. The model's state is seen through StateOps (state.hpp).
 ///
 /// A trajectory stops early inside a segment when
-///   * a step produced a non-finite energy: it is frozen at the last finite state
-///     (kStatusNonFinite);
+///   * a step produced a non-finite energy (at a conservation check: every step by default,
+///     every SegmentParams::conservation_every steps if asked) or, between checks, a non-finite
+///     state component: it is frozen at the state before that step (kStatusNonFinite);
 ///   * |q| exceeded the escape radius: frozen at the first state outside (kStatusEscaped);
 ///   * an implicit step's final Newton residual exceeded the job's newton_tolerance: stopped at
 ///     the state that step produced (kStatusNewtonNotConverged);
@@ -46,6 +47,9 @@ struct SegmentParams {
   std::int64_t max_recorded = 0;     ///< hits recorded per trajectory over the whole run
   Real escape_radius2 = Real(-1);    ///< <= 0: no escape test
   Real newton_tolerance = Real(-1);  ///< <= 0: residuals are reported, never acted on
+  /// |H - H0| and the momentum maps are evaluated after the steps whose count k is a multiple of
+  /// this (1: every step); the steps between test the state for non-finite values instead.
+  std::int64_t conservation_every = 1;
 };
 
 /// Structure-of-arrays ensemble storage (device or host pointers).
@@ -103,6 +107,26 @@ VIGOR_HD inline bool record_hit(const EnsembleArrays<Real>& a, const SegmentPara
   if (slot < 0) return false;
   write_hit<Dim>(a, sp, i, slot, t, x);
   return hits == sp.hit_capacity;
+}
+
+/// 0 where every component of the state is finite, NaN otherwise (x - x is 0 for a finite x and
+/// NaN for an infinite or NaN one; a plain sum could overflow). The non-finite test of the steps
+/// between conservation checks: a few adds against the energy's dozen operations, on a scalar
+/// and on a Pack alike.
+template <class Ops, class S>
+VIGOR_HD VIGOR_INLINE auto state_nan_probe(const S& s) {
+  const auto x = Ops::as_vector(s);
+  auto z = x[0] - x[0];
+  VIGOR_UNROLL
+  for (int c = 1; c < Ops::kDim; ++c) z += x[c] - x[c];
+  return z;
+}
+
+/// The first step count >= k + 1 that is a multiple of `every`, minus k: the steps until the next
+/// conservation check. Checks fall on multiples of the global step count, so a run gives the same
+/// results however it is cut into segments, chunks and resumed checkpoints.
+VIGOR_HD VIGOR_INLINE std::int64_t steps_to_check(std::int64_t k, std::int64_t every) {
+  return every - k % every;
 }
 
 /// max_c |J_c(s) - J_c(0)| for trajectory i (0 for models without momentum maps).
@@ -199,7 +223,8 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
   std::int32_t status = kStatusOk;
   // Signed distance to the section plane, carried from step to step (one selection per step).
   Real g_prev = Ops::component(s, coord) - value;
-
+  const std::int64_t every = sp.conservation_every;
+  std::int64_t until_check = steps_to_check(k, every);
   while (k < end_step) {
     const State prev = s;
     [[maybe_unused]] const StateD prev_d = sd;
@@ -211,17 +236,32 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
     } else {
       residual = take_step(integrator, m, s, h, t0);
     }
-    const Real de = abs(Ops::energy(m, s) - e0);
-    if (!isfinite(de) || (kSolves && !isfinite(residual))) {
+    // A conservation check evaluates H (non-finite H: the step failed); the steps between test
+    // the state itself. A failure shows in the state too as soon as the next force or update
+    // uses it; only a finite state whose H alone is infinite (a singular point hit exactly)
+    // waits for the next check.
+    const bool check = --until_check == 0;
+    Real de = Real(0);
+    bool finite;
+    if (check) {
+      until_check = every;
+      de = abs(Ops::energy(m, s) - e0);
+      finite = isfinite(de);
+    } else {
+      finite = isfinite(state_nan_probe<Ops>(s));
+    }
+    if (!finite || (kSolves && !isfinite(residual))) {
       s = prev;  // freeze at the last finite state
       if constexpr (kTangent) sd = prev_d;
       status = kStatusNonFinite;
       break;
     }
     if constexpr (kTangent) acc.template after_step<TOps>(sd, k + 1);
-    emax = max_of(emax, de);
+    if (check) {
+      emax = max_of(emax, de);
+      if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
+    }
     if constexpr (kSolves) rmax = max_of(rmax, residual);
-    if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
     ++k;
     bool pause = false;
     if (section_kind == kSectionPlane) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -190,6 +191,107 @@ TEST(Simd, NonFiniteLanesFreezeLikeTheScalarPath) {
   int frozen = 0;
   for (auto st : simd.final.status) frozen += st == 1;
   EXPECT_GT(frozen, 0);
+}
+
+TEST(Simd, ConservationChecksEveryKStepsMatchTheScalarPath) {
+  // diagnostics.conservation_every = 7 divides neither the segment (1500 steps) nor the run:
+  // checks fall on multiples of each trajectory's own step count. A one-slot buffer pauses lanes
+  // at every crossing, so the lanes of a block reach their checks at different iterations and
+  // the block driver must fold H only into the lanes that are due.
+  const std::string hh = with(
+      with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"), "DIRECTION", "up");
+  const std::string job =
+      with(hh, R"("escape_radius")", R"("diagnostics": {"conservation_every": 7}, "escape_radius")");
+  for (const std::size_t budget : {std::size_t(64) << 20, std::size_t(1)}) {
+    SCOPED_TRACE(budget);
+    expect_identical(run(job, true, budget), run(job, false, budget), 37);
+  }
+  // Orbits that run off to infinity: between checks the state test freezes them, on both paths
+  // at the same step and state.
+  const std::string wild = R"({
+    "model": {"name": "henon_heiles"}, "integrator": {"name": "verlet", "dt": 0.05}, "steps": 4000,
+    "ensemble": {"random_box": {"lo": [0, -1, 0.5, 0.5], "hi": [0, 1, 1.5, 1.5], "count": 21}},
+    "diagnostics": {"conservation_every": 5}, "output": {"dir": "unused"}})";
+  const Outcome simd = run(wild, true);
+  expect_identical(simd, run(wild, false), 21);
+  int frozen = 0;
+  for (auto st : simd.final.status) frozen += st == 1;
+  EXPECT_GT(frozen, 0);
+  // A model with a momentum map (J_z) and an implicit, constrained step: its drift is folded at
+  // the same checks as H. The states start on the sphere |q| = 1 with p tangent to it.
+  std::string rows;
+  for (int k = 0; k < 11; ++k) {
+    const double th = 0.3 + 0.1 * k, v = 0.2 + 0.05 * k;
+    char row[160];
+    std::snprintf(row, sizeof row, "%s[%.17g,0,%.17g,0,%.17g,0]", k ? "," : "", std::sin(th),
+                  -std::cos(th), v);
+    rows += row;
+  }
+  const std::string sph = R"({
+    "model": {"name": "spherical_pendulum"}, "integrator": {"name": "rattle", "dt": 0.01},
+    "steps": 2000, "segment_steps": 700, "ensemble": {"states": [ROWS]},
+    "section": {"coordinate": "q0", "direction": "up"},
+    "diagnostics": {"conservation_every": 3}, "output": {"dir": "unused"}})";
+  for (const std::size_t budget : {std::size_t(64) << 20, std::size_t(1)}) {
+    SCOPED_TRACE(budget);
+    const Outcome a = run(with(sph, "ROWS", rows), true, budget);
+    const Outcome b = run(with(sph, "ROWS", rows), false, budget);
+    expect_identical(a, b, 11);
+    EXPECT_EQ(a.final.momentum_error, b.final.momentum_error);
+    EXPECT_GT(a.hits.size(), 11u);  // about three up-crossings per orbit in 20 time units
+  }
+}
+
+TEST(Simd, ConservationEveryChangesTheMonitorNotTheOrbit) {
+  // Checking H less often must leave every orbit, crossing and status as it was, give maxima no
+  // larger than the every-step ones, not depend on how the run is cut into segments, and with
+  // K = steps report exactly |H(end) - H(0)|.
+  const std::string hh = with(
+      with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"), "DIRECTION", "up");
+  const auto every = [&](const std::string& k, const std::string& seg) {
+    return with(with(hh, R"("escape_radius")",
+                     R"("diagnostics": {"conservation_every": )" + k + R"(}, "escape_radius")"),
+                R"("segment_steps": 1500)", R"("segment_steps": )" + seg);
+  };
+  for (const bool simd : {true, false}) {
+    SCOPED_TRACE(simd);
+    const Outcome k1 = run(every("1", "1500"), simd);
+    const Outcome k7 = run(every("7", "1500"), simd);
+    const Outcome k7b = run(every("7", "999"), simd);
+    const Outcome kn = run(every("5000", "1500"), simd);
+    for (const Outcome* o : {&k7, &k7b, &kn}) {
+      EXPECT_EQ(0, std::memcmp(o->final.state.data(), k1.final.state.data(),
+                               k1.final.state.size() * sizeof(double)));
+      EXPECT_EQ(o->final.step, k1.final.step);
+      EXPECT_EQ(o->final.status, k1.final.status);
+      EXPECT_EQ(o->final.crossings, k1.final.crossings);
+      EXPECT_EQ(per_trajectory(o->hits, 37), per_trajectory(k1.hits, 37));
+    }
+    EXPECT_EQ(k7.final.energy_error, k7b.final.energy_error);
+    int fewer = 0, checked_at_end = 0;
+    for (std::size_t i = 0; i < 37; ++i) {
+      EXPECT_LE(k7.final.energy_error[i], k1.final.energy_error[i]) << i;
+      EXPECT_LE(kn.final.energy_error[i], k1.final.energy_error[i]) << i;
+      fewer += k7.final.energy_error[i] < k1.final.energy_error[i];
+      if (kn.final.step[i] != 5000) {
+        // Stopped (escaped) before the only check: never evaluated.
+        EXPECT_EQ(kn.final.energy_error[i], 0.0) << i;
+        continue;
+      }
+      // H of the final state, evaluated here (a = 1, b = -1/3). Each H is a sum of terms of
+      // size <= 0.2 rounded a dozen times: |error| < 12 * 2^-53 * 0.2 ~ 3e-16 per evaluation.
+      const auto H = [](const double* x, std::size_t n, std::size_t j) {
+        const double q0 = x[j], q1 = x[n + j], p0 = x[2 * n + j], p1 = x[3 * n + j];
+        return 0.5 * (p0 * p0 + p1 * p1) + 0.5 * (q0 * q0 + q1 * q1) + q0 * q0 * q1 -
+               q1 * q1 * q1 / 3.0;
+      };
+      const double h_end = H(kn.final.state.data(), 37, i);
+      EXPECT_NEAR(kn.final.energy_error[i], std::abs(h_end - kn.final.energy0[i]), 1e-15) << i;
+      ++checked_at_end;
+    }
+    EXPECT_GT(fewer, 20);  // the every-step max mostly falls between the multiples of 7
+    EXPECT_GT(checked_at_end, 10);
+  }
 }
 
 TEST(Simd, KeplerAndSolarSystemBitwiseEqualToScalar) {

@@ -42,6 +42,7 @@ struct EngineSetup {
     params.escape_radius2 =
         r.escape_radius > 0 ? Real(r.escape_radius * r.escape_radius) : Real(-1);
     params.newton_tolerance = r.newton_tolerance > 0 ? Real(r.newton_tolerance) : Real(-1);
+    params.conservation_every = r.conservation_every > 0 ? r.conservation_every : 1;
   }
 };
 

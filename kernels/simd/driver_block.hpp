@@ -6,7 +6,8 @@
 /// the model and integrator step run on Pack<T, W> (one vector register) — the same VIGOR_HD code
 /// the GPU runs, one lane per trajectory — and the per-trajectory branches of the scalar driver
 /// become lane masks:
-///   * a lane whose step gives a non-finite energy is frozen at its last finite state;
+///   * a lane whose step gives a non-finite energy (or, between conservation checks, a
+///     non-finite state: SegmentParams::conservation_every) is frozen at its last finite state;
 ///   * a lane beyond the escape radius stops;
 ///   * a lane whose section buffer fills pauses until the host drains it;
 ///   * a lane that reached end_step stops.
@@ -452,6 +453,26 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   };
   std::int64_t horizon = horizon_of();
   PendingCrossings<T, W, d> pending;
+  // Conservation checks (SegmentParams::conservation_every) fall on each lane's own multiples of
+  // the step count. With every > 1, lane l's next check is after iteration check_at[l], check_it
+  // is the earliest of them over the active lanes, and in that iteration `due` holds the lanes
+  // whose check it is (plus the lanes past `valid`, which are never active: marking them due
+  // spares a partial block the per-lane fold). Lanes that share their step count (the usual
+  // case) are all due together, once every `every` iterations.
+  const std::int64_t every = sp.conservation_every;
+  std::int64_t check_at[NB];
+  std::int64_t check_it = 0;
+  const std::uint64_t beyond = valid >= 64 ? 0 : ~std::uint64_t(0) << valid;
+  const auto earliest_check = [&] {
+    std::int64_t next = std::numeric_limits<std::int64_t>::max();
+    for (int l = 0; l < valid; ++l)
+      if ((active >> l & 1) && check_at[l] < next) next = check_at[l];
+    return next;
+  };
+  if (every > 1) {
+    for (int l = 0; l < valid; ++l) check_at[l] = steps_to_check(k0[l], every) - 1;
+    check_it = earliest_check();
+  }
 
   for (;;) {
     if (horizon == 0) {
@@ -468,6 +489,21 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       horizon = horizon_of();
     }
     std::uint64_t stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
+    bool check = true;
+    std::uint64_t due = ~std::uint64_t(0);
+    if (every > 1) {
+      check = it == check_it;
+      due = 0;
+      if (check) {
+        due = beyond;
+        for (int l = 0; l < valid; ++l)
+          if (check_at[l] == it) {
+            due |= std::uint64_t(1) << l;
+            check_at[l] += every;
+          }
+        check_it = earliest_check();
+      }
+    }
     for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
       constexpr int b = decltype(bc)::value;
       constexpr int sh = b * W;
@@ -490,8 +526,16 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       } else {
         residual = take_step(ip, mp, x, hp, t0);
       }
-      const P de = abs(OpsP::energy(mp, x) - e0[b]);
-      std::uint64_t finite = finite_bits(de);
+      // As in the scalar driver: H is evaluated on the lanes due for a conservation check, the
+      // other lanes' states are tested for non-finite values.
+      const std::uint64_t due_sub = (due >> sh) & kSub;
+      P de(T(0));
+      std::uint64_t finite = 0;
+      if (check) {
+        de = abs(OpsP::energy(mp, x) - e0[b]);
+        finite = finite_bits(de) & due_sub;
+      }
+      if (due_sub != kSub) finite |= finite_bits(state_nan_probe<OpsP>(x)) & ~due_sub;
       if constexpr (kSolves) finite &= finite_bits(residual);
       const std::uint64_t bad = active & ~(finite << sh) & (kSub << sh);
       if (bad != 0) {
@@ -508,12 +552,19 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
         const P inv = uniform_k ? P(T(1) / T(k0[0] + it + 1)) : P(T(1)) / kk;
         acc.template after_step<TOpsP>(sd, kk, inv);
       }
-      emax[b] = max_of(emax[b], de);  // stopped lanes' values are never read again
-      if constexpr (kSolves) rmax[b] = max_of(rmax[b], residual);
-      if constexpr (kMaps > 0) {
-        const auto J = OpsP::momentum(mp, x);
-        for (int c = 0; c < kMaps; ++c) jmax[b] = max_of(jmax[b], abs(J[c] - j0[b][c]));
+      if (check) {
+        // Lanes not due keep their maxima (their H was not a check's); stopped lanes' values are
+        // never read again.
+        const auto fold = [&](const P& m, const P& v) VIGOR_LAMBDA_INLINE {
+          return due_sub == kSub ? max_of(m, v) : select_bits(due_sub, max_of(m, v), m);
+        };
+        emax[b] = fold(emax[b], de);
+        if constexpr (kMaps > 0) {
+          const auto J = OpsP::momentum(mp, x);
+          for (int c = 0; c < kMaps; ++c) jmax[b] = fold(jmax[b], abs(J[c] - j0[b][c]));
+        }
       }
+      if constexpr (kSolves) rmax[b] = max_of(rmax[b], residual);
       const std::uint64_t live = active & (kSub << sh);  // without the lanes frozen above
 
       if (plane) {

@@ -320,6 +320,16 @@ inline Pack<T, W> select(const Mask<T, W>& m, const Pack<T, W>& a, const Pack<T,
   return Pack<T, W>::map([&](int r) { return m.v[r] ? a.v[r] : b.v[r]; });
 }
 
+/// Lane l of a where bit l of `bits` is set, of b elsewhere (bits: an integer lane mask, as
+/// compare_bits writes them).
+template <class T, int W>
+inline Pack<T, W> select_bits(std::uint64_t bits, const Pack<T, W>& a, const Pack<T, W>& b) {
+  Mask<T, W> m = Mask<T, W>::all(false);
+  VIGOR_UNROLL
+  for (int l = 0; l < W; ++l) m.set(l, (bits >> l & 1) != 0);
+  return select(m, a, b);
+}
+
 // ---- Math. Overloads live in namespace vigor::kernels beside the scalar ones (math.hpp), so model
 // code calling sqrt(x) unqualified finds them by lookup or ADL.
 
