@@ -9,8 +9,10 @@ CMAKE_ARGS ?=
 
 all: build
 
+# VIGOR_SKIP_DEPS=1: the dependencies come from elsewhere (a machine with no package manager
+# access, the prefixes given in CMAKE_ARGS=-DCMAKE_PREFIX_PATH=...), so nothing is installed.
 deps:
-	@bash scripts/install-deps.sh
+	@[ -n "$(VIGOR_SKIP_DEPS)" ] || bash scripts/install-deps.sh
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null

@@ -9,6 +9,12 @@
 
 namespace vigor::host::comm {
 
+int node_local_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return -1;
+}
+
 Shard shard(std::int64_t n, int r, int s) {
   // n <= 1e9 trajectories (the job's limit) and r < 2^31 keep n r below 2^61.
   return {n * r / s, n * (r + 1) / s};
@@ -43,12 +49,6 @@ bool launched_by_mpi() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
     if (std::getenv(v)) return true;
   return false;
-}
-
-int local_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char* s = std::getenv(v)) return std::atoi(s);
-  return -1;
 }
 
 template <class T>
@@ -100,10 +100,6 @@ std::vector<std::vector<T>> split(const std::vector<T>& all, const std::vector<i
 
 void init(int* argc, char*** argv) {
   if (g_active || !launched_by_mpi()) return;
-  // Before the CUDA runtime starts: one GPU per rank of a node (Slurm's gpu binding, or the
-  // user's, wins when it has set the variable).
-  if (!std::getenv("CUDA_VISIBLE_DEVICES") && local_rank() >= 0)
-    ::setenv("CUDA_VISIBLE_DEVICES", std::to_string(local_rank()).c_str(), 1);
   MPI_Init(argc, argv);
   g_active = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);

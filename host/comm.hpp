@@ -21,8 +21,7 @@ struct Shard {
 namespace comm {
 
 /// MPI_Init when an MPI launcher started this process (its environment says so) and the build has
-/// MPI; otherwise nothing. Also pins each rank of a node to its own GPU (local rank k sees GPU k)
-/// unless CUDA_VISIBLE_DEVICES is already set.
+/// MPI; otherwise nothing.
 void init(int* argc, char*** argv);
 void finalize();
 
@@ -30,6 +29,11 @@ int rank();
 int size();
 inline bool root() { return rank() == 0; }
 inline bool distributed() { return size() > 1; }
+
+/// This process's rank among the ranks of its node, from the launcher's environment (Open MPI,
+/// MPICH/Hydra, Slurm); -1 when no launcher started it. Chooses the rank's GPU
+/// (host/backends/cuda_runtime.cu) in every build, with or without MPI.
+int node_local_rank();
 
 Shard shard(std::int64_t n, int rank, int size);
 inline Shard my_shard(std::int64_t n) { return shard(n, rank(), size()); }

@@ -225,7 +225,44 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
   Real g_prev = Ops::component(s, coord) - value;
   const std::int64_t every = sp.conservation_every;
   std::int64_t until_check = steps_to_check(k, every);
+  // Bursts: when nothing is tested between conservation checks (no section, no escape radius, an
+  // explicit step, no tangent map), the steps up to the next check run back to back with no test
+  // at all — the loop a hand-written kernel runs — and the burst is validated once at its end.
+  // Explicit steps update q and p additively (x += ...), so a component that once turns inf or
+  // NaN stays non-finite: a finite state at the end of a burst means every state in it was
+  // finite, which is all the per-step test would have found. A burst that ends non-finite (or at
+  // a check with a non-finite H) is undone and its steps are taken again one at a time by the
+  // per-step path below, which freezes the trajectory at the failing step. Same operations in
+  // the same order: the results are bit-identical to per-step testing.
+  constexpr bool kBurstable = !kTangent && !kSolves;
+  const bool bursts =
+      kBurstable && every > 1 && section_kind == kSectionNone && !(escape2 > Real(0));
+  std::int64_t per_step_until = k;  // after an undone burst: its steps go one at a time
+
   while (k < end_step) {
+    if constexpr (kBurstable) {
+      if (bursts && k >= per_step_until) {
+        const std::int64_t len = min_of(until_check, end_step - k);
+        const State start = s;
+        for (std::int64_t j = 0; j < len; ++j) take_step(integrator, m, s, h, Real(k + j) * h);
+        const bool at_check = len == until_check;
+        const Real de = at_check ? abs(Ops::energy(m, s) - e0) : Real(0);
+        if (isfinite(state_nan_probe<Ops>(s)) && isfinite(de)) {
+          k += len;
+          if (at_check) {
+            until_check = every;
+            emax = max_of(emax, de);
+            if constexpr (Ops::kMomentumMaps > 0)
+              jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
+          } else {
+            until_check -= len;
+          }
+          continue;
+        }
+        s = start;
+        per_step_until = k + len;
+      }
+    }
     const State prev = s;
     [[maybe_unused]] const StateD prev_d = sd;
     const Real t0 = Real(k) * h;

@@ -28,6 +28,7 @@
 
 using namespace vigor::host;
 using vigor::kernels::kStatusEscaped;
+using vigor::kernels::kStatusNonFinite;
 using vigor::kernels::kStatusOk;
 
 namespace {
@@ -52,6 +53,8 @@ struct Case {
   std::vector<std::pair<std::string, double>> options;  ///< integrator options besides defaults
   int newton_iterations = 0;                            ///< 0: the integrator's default
   int coordinate = 0;                                   ///< section plane: this component = 0
+  bool section = true;                                  ///< false: no section at all
+  std::int64_t conservation_every = 1;                  ///< diagnostics.conservation_every
   bool tangent = false;                                 ///< carry the tangent map
 };
 
@@ -202,13 +205,14 @@ EngineRequest make_request(const Case& c, Precision precision, std::int64_t n) {
   }
   r.dt = c.dt;
   r.newton_iterations = c.newton_iterations;
-  r.section.kind = vigor::kernels::kSectionPlane;
+  r.section.kind = c.section ? vigor::kernels::kSectionPlane : vigor::kernels::kSectionNone;
   r.section.coordinate = c.coordinate;
   r.section.direction = vigor::kernels::kDirUp;
   r.section.value = 0.0;
   r.section.max_crossings = c.max_crossings;
   r.escape_radius = c.escape_radius;
   r.tangent = c.tangent;
+  r.conservation_every = c.conservation_every;
   // Bytes for `slots` FP64 slots per trajectory (t and the state in each).
   r.hit_buffer_bytes = std::size_t(c.slots) * std::size_t(n) * std::size_t(model->dim + 1) * 8;
   return r;
@@ -368,8 +372,18 @@ void expect_meaningful(const Outcome& cpu, const Ensemble& ens, const Case& c) {
   EXPECT_EQ(ok, ens.n - (ens.escaping >= 0 ? 1 : 0)) << "bounded orbits must finish with ok";
 }
 
+/// kFp32 with the state, hit and time tolerances scaled by `scale` (scenarios whose FP32 round-off
+/// grows further over their run than Hénon–Heiles' does; see Scenario::fp32_scale).
+Tolerance fp32_tolerance(double scale) {
+  Tolerance t = kFp32;
+  t.state *= scale;
+  t.hit *= scale;
+  t.time *= scale;
+  return t;
+}
+
 /// GPU FP64 (and, with `with_fp32`, FP32) against CPU FP64 for one scenario.
-void compare_backends(const Case& c, const Ensemble& ens, bool with_fp32) {
+void compare_backends(const Case& c, const Ensemble& ens, bool with_fp32, double fp32_scale = 1.0) {
   const Outcome cpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCpu);
   expect_meaningful(cpu, ens, c);
   {
@@ -381,7 +395,7 @@ void compare_backends(const Case& c, const Ensemble& ens, bool with_fp32) {
   if (with_fp32) {
     SCOPED_TRACE("CUDA FP32 vs CPU FP64");
     const Outcome gpu = run_engine(c, ens, Precision::kFloat, BackendKind::kCuda);
-    expect_agree(gpu, cpu, ens, kFp32);
+    expect_agree(gpu, cpu, ens, fp32_tolerance(fp32_scale));
   }
 }
 
@@ -399,6 +413,9 @@ struct Scenario {
   Case c;
   Ensemble ens;
   bool with_fp32 = false;  ///< also compare GPU FP32 (regular orbits of O(1) size only)
+  /// FP32 tolerances relative to kFp32: where the scenario's own FP32 round-off, measured as CPU
+  /// FP32 against CPU FP64 (CudaBackendHarness.CpuFloatTracksCpuDouble...), grows beyond it.
+  double fp32_scale = 1.0;
 };
 
 /// The implicit and constrained scenarios the GPU tests compare (and the CPU harness checks).
@@ -433,10 +450,14 @@ std::vector<Scenario> implicit_scenarios() {
   v.push_back({"midpoint / rigid_body_quaternion",
                make("rigid_body_quaternion", "midpoint", 0.01, 3000, 1, 1000),
                quaternion_ensemble()});
-  // Pi0 = 0: the body momentum precesses through it.
+  // Pi0 = 0: the body momentum precesses through it. FP32: these bodies turn near the
+  // intermediate axis, where the phase error that FP32 round-off starts grows linearly over the
+  // 4000 steps: CPU FP32 against CPU FP64 differs by up to 1.5e-3 in R and Pi (trajectories 23,
+  // 27, 35, 37), the GPU's FP32 by 1.3e-3 (an H100, 2026-11-25: another rounding path of the
+  // same size, FMA-contracted). Hence 4 x kFp32.
   v.push_back({"variational_euler_so3 / rigid_body_so3",
                make("rigid_body_so3", "variational_euler_so3", 0.05, 4000, 9, 1000),
-               rigid_body_so3_ensemble(), true});
+               rigid_body_so3_ensemble(), true, 4.0});
   v.push_back({"midpoint / driven_pendulum",
                make("driven_pendulum", "midpoint", 0.01, 2000, 0, 1000),
                driven_pendulum_ensemble()});
@@ -486,6 +507,43 @@ TEST_F(CudaBackend, PendulumYoshida6MatchesCpu) {
   compare_backends(c, pendulum_ensemble(), false);
 }
 
+// No section, no escape radius, H every 7 steps: the GPU runs the steps between checks as bursts
+// with no per-step test (kernels/driver.hpp). The bounded orbits agree with the CPU as in the
+// tests above (energy errors are maxima over the same checks); the orbit thrown out of the well
+// runs off to infinity, and both backends must freeze it, at a finite state, near the same step
+// (the step of the overflow may move by one with the GPU's FMA rounding).
+TEST_F(CudaBackend, HenonHeilesBurstsBetweenChecksMatchCpu) {
+  Case c = henon_heiles_case("verlet");
+  c.escape_radius = 0.0;
+  c.section = false;
+  c.conservation_every = 7;
+  Ensemble bounded = henon_heiles_ensemble();
+  const std::int64_t wild = bounded.escaping;
+  std::vector<std::vector<double>> rows;
+  for (std::int64_t i = 0; i < bounded.n; ++i) {
+    std::vector<double> row;
+    for (int k = 0; k < 4; ++k) row.push_back(bounded.soa[std::size_t(k * bounded.n + i)]);
+    rows.push_back(row);
+  }
+  const std::vector<double> wild_row = rows[std::size_t(wild)];
+  rows.erase(rows.begin() + wild);
+  bounded = from_rows(rows);
+  for (const Precision prec : {Precision::kDouble, Precision::kFloat}) {
+    SCOPED_TRACE(prec == Precision::kDouble ? "FP64" : "FP32");
+    const Outcome cpu = run_engine(c, bounded, Precision::kDouble, BackendKind::kCpu);
+    const Outcome gpu = run_engine(c, bounded, prec, BackendKind::kCuda);
+    expect_agree(gpu, cpu, bounded, prec == Precision::kDouble ? kFp64 : kFp32);
+  }
+  const Ensemble one = from_rows({wild_row});
+  const Outcome cpu = run_engine(c, one, Precision::kDouble, BackendKind::kCpu);
+  const Outcome gpu = run_engine(c, one, Precision::kDouble, BackendKind::kCuda);
+  ASSERT_EQ(cpu.final.status[0], kStatusNonFinite);
+  EXPECT_EQ(gpu.final.status[0], kStatusNonFinite);
+  EXPECT_LE(std::abs(gpu.final.step[0] - cpu.final.step[0]), 1);
+  EXPECT_LT(cpu.final.step[0], c.steps);
+  for (int k = 0; k < 4; ++k) EXPECT_TRUE(std::isfinite(gpu.final.state[std::size_t(k)])) << k;
+}
+
 // The implicit and constrained integrators: the same fixed-iteration Newton on both backends, so
 // FP64 agrees to round-off as for the explicit ones (the Newton solves converge to round-off with
 // the default iteration counts; tolerances as above).
@@ -496,7 +554,7 @@ class CudaBackendImplicit : public CudaBackend,
 
 TEST_P(CudaBackendImplicit, MatchesCpu) {
   const Scenario s = implicit_scenario(GetParam());
-  compare_backends(s.c, s.ens, s.with_fp32);
+  compare_backends(s.c, s.ens, s.with_fp32, s.fp32_scale);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, CudaBackendImplicit, ::testing::ValuesIn([] {
@@ -558,6 +616,14 @@ TEST(CudaBackendHarness, CpuFloatTracksCpuDoubleWithinTheGpuTolerance) {
     expect_meaningful(dbl, ens, c);
     const Outcome flt = run_engine(c, ens, Precision::kFloat, BackendKind::kCpu);
     expect_agree(flt, dbl, ens, kFp32);
+  }
+  // The same for every implicit scenario the GPU compares in FP32 too, each with its own scale.
+  for (const Scenario& sc : implicit_scenarios()) {
+    if (!sc.with_fp32) continue;
+    SCOPED_TRACE(sc.name);
+    const Outcome dbl = run_engine(sc.c, sc.ens, Precision::kDouble, BackendKind::kCpu);
+    const Outcome flt = run_engine(sc.c, sc.ens, Precision::kFloat, BackendKind::kCpu);
+    expect_agree(flt, dbl, sc.ens, fp32_tolerance(sc.fp32_scale));
   }
 }
 

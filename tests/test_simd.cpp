@@ -193,6 +193,38 @@ TEST(Simd, NonFiniteLanesFreezeLikeTheScalarPath) {
   EXPECT_GT(frozen, 0);
 }
 
+TEST(Simd, ScalarBurstsBetweenChecksFreezeLikePerStepTesting) {
+  // With no section and no escape radius, the scalar driver (the GPU's) runs the steps between
+  // conservation checks as one burst with no test and validates its end state; a burst that ends
+  // non-finite is undone and retaken step by step. The block driver tests every step. Orbits far
+  // above the escape energy run off to infinity at different steps: both must freeze each one at
+  // the same step and state, for every explicit integrator (each updates q and p additively, which
+  // is what makes the end-of-burst test enough). conservation_every = 5 ends most bursts at a
+  // check; 400 ends some at the segment's end (1500 steps, not a multiple of 400), where the state
+  // itself is tested.
+  const std::string wild = R"({
+    "model": {"name": "henon_heiles"}, "integrator": {"name": "INTEGRATOR", "dt": 0.05},
+    "steps": 4000, "segment_steps": 1500, "precision": "PRECISION",
+    "ensemble": {"random_box": {"lo": [0, -1, 0.5, 0.5], "hi": [0, 1, 1.5, 1.5], "count": 21}},
+    "diagnostics": {"conservation_every": EVERY}, "output": {"dir": "unused"}})";
+  for (const char* integ : {"verlet", "yoshida4", "yoshida6", "rk4", "symplectic_euler_a",
+                            "symplectic_euler_b", "explicit_euler"}) {
+    for (const char* prec : {"double", "float"}) {
+      for (const char* every : {"5", "400"}) {
+        SCOPED_TRACE(std::string(integ) + " " + prec + " every " + every);
+        const std::string job =
+            with(with(with(wild, "INTEGRATOR", integ), "PRECISION", prec), "EVERY", every);
+        const Outcome scalar = run(job, false);
+        expect_identical(run(job, true), scalar, 21);
+        int frozen = 0, ok = 0;
+        for (auto st : scalar.final.status) (st == 1 ? frozen : ok) += 1;
+        EXPECT_GT(frozen, 3);
+        EXPECT_GT(ok + frozen, 20);
+      }
+    }
+  }
+}
+
 TEST(Simd, ConservationChecksEveryKStepsMatchTheScalarPath) {
   // diagnostics.conservation_every = 7 divides neither the segment (1500 steps) nor the run:
   // checks fall on multiples of each trajectory's own step count. A one-slot buffer pauses lanes

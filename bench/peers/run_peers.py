@@ -38,9 +38,14 @@ import workload  # noqa: E402
 TOL = {"fp64": 1e-9, "fp32": 2e-3}
 
 # name: (kind, variant, algorithm, needs) — algorithm "verlet" or "symplectic_euler_b".
+# vigor's "-bare" runs set diagnostics.conservation_every = steps: H is evaluated once, after the
+# last step, instead of after every step (the energy-error monitor), so the step loop does what
+# the hand-written loops do; the states are the same bits either way.
 PEERS = {
     "vigor-cpu": ("vigor", "cpu", "verlet", "vigor"),
     "vigor-cuda": ("vigor", "cuda", "verlet", "gpu"),
+    "vigor-cpu-bare": ("vigor", "cpu-bare", "verlet", "vigor"),
+    "vigor-cuda-bare": ("vigor", "cuda-bare", "verlet", "gpu"),
     "vigor-cpu-se": ("vigor", "cpu", "symplectic_euler_b", "vigor"),
     "simd-ref": ("cpu", "simd", "verlet", "peer-cpu"),
     "odeint": ("cpu", "odeint", "verlet", "peer-cpu"),
@@ -98,15 +103,18 @@ def make_venv(path):
 
 
 def run_vigor(args, variant, algorithm, precision, init, n, workdir):
+    backend, _, bare = variant.partition("-")
     job = {
         "model": {"name": "henon_heiles"},
         "integrator": {"name": algorithm, "dt": args.dt},
         "steps": args.steps,
         "ensemble": {"file": {"path": init}},
-        "backend": variant,
+        "backend": backend,
         "precision": "double" if precision == "fp64" else "float",
         "output": {"dir": os.path.join(workdir, "vigor-out")},
     }
+    if bare:
+        job["diagnostics"] = {"conservation_every": args.steps}
     path = os.path.join(workdir, "job.json")
     with open(path, "w") as f:
         json.dump(job, f)
@@ -167,7 +175,8 @@ def main():
     ap.add_argument("--peers", default="", help="comma-separated subset of: " + ",".join(PEERS))
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: all)")
     ap.add_argument("--max-seconds", type=float, default=60.0,
-                    help="skip a peer's larger sizes once one timed run took longer")
+                    help="skip a peer's larger sizes once one timed run took longer (or the "
+                         "whole invocation, compilation included, four times longer)")
     ap.add_argument("--vigor", default=os.path.join(ROOT, "build", "vigor"))
     ap.add_argument("--peer-cpu", default=os.path.join(ROOT, "build", "bench", "vigor-peer-cpu"))
     ap.add_argument("--python", default=sys.executable, help="Python with JAX/PyTorch/CuPy")
@@ -218,6 +227,16 @@ def main():
 
     rows = []
     stopped = set()
+    host = platform.node().split(".")[0] or "machine"
+    stem = args.out or os.path.join(ROOT, "bench", "results", f"peers-{host}")
+    os.makedirs(os.path.dirname(os.path.abspath(stem)), exist_ok=True)
+    result = {
+        "date": datetime.date.today().isoformat(),
+        "machine": {"cpu": cpu_name(), "threads": threads, "gpu": gpu},
+        "workload": {"model": "henon_heiles", "energy": workload.ENERGY, "dt": args.dt,
+                     "steps": args.steps, "flops_per_step": workload.FLOPS_PER_STEP},
+        "peak": peak, "missing": missing, "rows": rows,
+    }
     with tempfile.TemporaryDirectory(prefix="vigor-peers-") as tmp:
         for n in sizes:
             init = os.path.join(tmp, f"init-{n}.npy")
@@ -230,6 +249,7 @@ def main():
                         continue
                     out = os.path.join(tmp, f"{name}-{prec}-{n}.npy")
                     log(f"{name:14s} {prec} N={n:>9d} ...")
+                    started = time.perf_counter()
                     try:
                         if kind == "vigor":
                             res, final = run_vigor(args, variant, algorithm, prec, init, n, tmp)
@@ -247,7 +267,9 @@ def main():
                     except (RuntimeError, OSError, ValueError) as e:
                         log(f"  failed: {e}")
                         rows.append({"peer": name, "precision": prec, "n": n, "error": str(e)})
+                        save(result, stem, sizes, precisions)
                         continue
+                    wall = time.perf_counter() - started
                     if kind == "vigor" and variant == "cpu":
                         refs.setdefault(algorithm, final)
                     diff, ok = check_final(final, refs.get(algorithm), prec)
@@ -264,34 +286,35 @@ def main():
                         "flops": flops,
                         "peak_fraction": flops / pk[prec] if pk and pk.get(prec) else None,
                         "device": res["device"], "notes": res.get("notes", ""),
+                        "peer_wall_s": wall,
                         "check": {"max_rel_diff": diff, "tolerance": TOL[prec],
                                   "reference": f"vigor-cpu {algorithm} {prec}", "ok": ok},
                     }
                     rows.append(row)
                     log(f"  {work / k:.3e} traj-steps/s kernel, {work / e:.3e} end to end, "
                         f"diff {diff:.1e} {'ok' if ok else 'WRONG'}")
-                    if max(res["kernel_s"]) > args.max_seconds:
+                    save(result, stem, sizes, precisions)
+                    # The whole invocation counts (JIT compilation, warm-up, every repeat).
+                    if max(res["kernel_s"]) > args.max_seconds or wall > 4 * args.max_seconds:
                         stopped.add((name, prec))
 
-    host = platform.node().split(".")[0] or "machine"
-    stem = args.out or os.path.join(ROOT, "bench", "results", f"peers-{host}")
-    os.makedirs(os.path.dirname(os.path.abspath(stem)), exist_ok=True)
-    result = {
-        "date": datetime.date.today().isoformat(),
-        "machine": {"cpu": cpu_name(), "threads": threads, "gpu": gpu},
-        "workload": {"model": "henon_heiles", "energy": workload.ENERGY, "dt": args.dt,
-                     "steps": args.steps, "flops_per_step": workload.FLOPS_PER_STEP},
-        "peak": peak, "missing": missing, "rows": rows,
-    }
-    with open(stem + ".json", "w") as f:
-        json.dump(result, f, indent=1)
-    with open(stem + ".md", "w") as f:
-        f.write(markdown(result, sizes, precisions))
-    plot(result, stem + ".png")
+    save(result, stem, sizes, precisions, with_plot=True)
     wrong = [r for r in rows if "check" in r and not r["check"]["ok"]]
     failed = [r for r in rows if "error" in r]
     log(f"wrote {stem}.json, .md, .png; {len(wrong)} wrong, {len(failed)} failed")
     return 1 if wrong or failed else 0
+
+
+def save(result, stem, sizes, precisions, with_plot=False):
+    """Write the JSON and the Markdown table (and the plot): after every row too, so that a run
+    cut short (a time limit, a crash of one peer's runtime) keeps what it measured."""
+    with open(stem + ".json.partial", "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(stem + ".json.partial", stem + ".json")
+    with open(stem + ".md", "w") as f:
+        f.write(markdown(result, sizes, precisions))
+    if with_plot:
+        plot(result, stem + ".png")
 
 
 def markdown(result, sizes, precisions):
@@ -321,9 +344,41 @@ def markdown(result, sizes, precisions):
                     frac = f"{100 * r['peak_fraction']:.1f}"
             out.append(f"| {p} | " + " | ".join(cells) + f" | {frac} |")
         out.append("")
+    out += ratio_table(rows, sizes, precisions)
     if result["missing"]:
         out.append("Not installed here: " + ", ".join(result["missing"]) + ".")
     return "\n".join(out) + "\n"
+
+
+# The comparisons the targets are stated in (kernel-only rates, same precision, same N).
+RATIOS = [("vigor-cuda", "jax-vmap"), ("vigor-cuda", "torch-eager"), ("vigor-cuda", "cupy-kernel"),
+          ("vigor-cuda-bare", "cupy-kernel"), ("vigor-cuda", "vigor-cpu"),
+          ("vigor-cuda-bare", "vigor-cpu-bare"), ("vigor-cpu", "odeint"),
+          ("vigor-cpu-bare", "simd-ref")]
+
+
+def ratio_table(rows, sizes, precisions):
+    """Markdown rows 'a / b' of kernel rates for every pair in RATIOS with both peers measured
+    (and checked ok) at some size."""
+    def rate(peer, prec, n):
+        r = next((x for x in rows if x["peer"] == peer and x["precision"] == prec and x["n"] == n
+                  and x["check"]["ok"]), None)
+        return r["traj_steps_per_s"] if r else None
+    lines = []
+    for prec in precisions:
+        body = []
+        for a, b in RATIOS:
+            cells = []
+            for n in sizes:
+                ra, rb = rate(a, prec, n), rate(b, prec, n)
+                cells.append(f"{ra / rb:.3g}" if ra and rb else "—")
+            if any(c != "—" for c in cells):
+                body.append(f"| {a} / {b} | " + " | ".join(cells) + " |")
+        if body:
+            lines.append(f"| ratio, {prec} | " + " | ".join(f"N = {n:.0e}" for n in sizes) + " |")
+            lines.append("| --- |" + " ---: |" * len(sizes))
+            lines += body + [""]
+    return lines
 
 
 def plot(result, path):

@@ -9,8 +9,9 @@
 ///   * launch   runs the segment kernel and adds its time, measured with CUDA events, to
 ///              kernel_seconds();
 ///   * drain    compacts the section buffers on the device (exclusive scan of the per-trajectory
-///              hit counts, then a gather kernel that also resets the counts), copies back only the
-///              dense hits, and appends them in trajectory order, chronological within a trajectory
+///              hit counts, then a gather kernel that also resets the counts and converts to
+///              double), copies back only the dense hits straight into the hit block, in
+///              trajectory order, chronological within a trajectory
 ///              — the order of the CPU backend. It returns how many trajectories filled their
 ///              buffer (those may be paused short of end_step);
 ///   * download copies every per-trajectory array back, as double.
@@ -20,8 +21,9 @@
 /// naming the call, file and line); every launch is followed by VIGOR_CUDA_CHECK_LAUNCH. Thrust
 /// algorithms throw thrust::system_error (a std::runtime_error) themselves.
 ///
-/// Device selection: device 0 of those CUDA_VISIBLE_DEVICES exposes (one GPU per process; MPI
-/// ranks will pick theirs later). Compiled by nvcc only, in the generated per-model TUs.
+/// Device selection: cuda_device_for_process() — device 0 of those CUDA_VISIBLE_DEVICES exposes
+/// for a plain process, local rank k mod the device count for MPI ranks. Compiled by nvcc only,
+/// in the generated per-model TUs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -48,6 +50,8 @@
 #include "kernels/driver.hpp"
 
 namespace vigor::host {
+
+int cuda_device_for_process();  // host/backends/cuda_runtime.cu
 
 template <class T, class Alloc>
 struct RawPointer<thrust::device_vector<T, Alloc>> {
@@ -78,7 +82,7 @@ class CudaEngine final : public Engine {
   static constexpr bool kTangent =
       kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
 
-  explicit CudaEngine(const EngineRequest& r) : request_(r) {
+  explicit CudaEngine(const EngineRequest& r) : request_(r), device_(cuda_device_for_process()) {
     VIGOR_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp prop{};
     VIGOR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -200,13 +204,14 @@ class CudaEngine final : public Engine {
                                              cap, raw(d_dense_values_), raw(d_dense_trajectory_));
     VIGOR_CUDA_CHECK(cudaDeviceSynchronize());
 
-    h_dense_values_.resize(std::size_t(total) * width);
+    // The compaction wrote doubles: both arrays go straight into the block's tails, one copy
+    // each, no per-value work on the host (a survey of 10^6 trajectories drains ~10^7 hits).
     const std::size_t old_hits = out.trajectory.size();
+    const std::size_t old_values = out.values.size();
     out.trajectory.resize(old_hits + std::size_t(total));
+    out.values.resize(old_values + std::size_t(total) * width);
     copy_to_host(out.trajectory.data() + old_hits, d_dense_trajectory_, 0, std::size_t(total));
-    copy_to_host(h_dense_values_.data(), d_dense_values_, 0, h_dense_values_.size());
-    out.values.reserve(out.values.size() + h_dense_values_.size());
-    for (const Real v : h_dense_values_) out.values.push_back(double(v));
+    copy_to_host(out.values.data() + old_values, d_dense_values_, 0, std::size_t(total) * width);
     return full;
   }
 
@@ -324,9 +329,8 @@ class CudaEngine final : public Engine {
   std::int64_t n_ = 0;
   EnsembleStorage<Real, thrust::device_vector> d_;          ///< the ensemble, on the device
   thrust::device_vector<std::int64_t> d_offset_;            ///< exclusive scan of hit counts
-  thrust::device_vector<Real> d_dense_values_;              ///< [hit][1 + dim]: t, state
+  thrust::device_vector<double> d_dense_values_;            ///< [hit][1 + dim]: t, state
   thrust::device_vector<std::int64_t> d_dense_trajectory_;  ///< [hit]
-  std::vector<Real> h_dense_values_;
 };
 
 }  // namespace vigor::host

@@ -1,5 +1,5 @@
 /// @file cuda_runtime.cu
-/// @brief How many CUDA devices this process can use, and why none when none.
+/// @brief How many CUDA devices this process can use, why none when none, and which one it uses.
 ///
 /// Asked once and cached: the answer does not change during a run, and on machines without a
 /// driver each probe is slow. A CUDA build on a machine without a driver
@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 
 #include <string>
+
+#include "host/comm.hpp"
 
 namespace vigor::host {
 
@@ -55,6 +57,16 @@ int cuda_runtime_device_count(std::string* why) {
   const DeviceProbe& p = cached_probe();
   if (why != nullptr) *why = p.why;
   return p.count;
+}
+
+int cuda_device_for_process() {
+  // Ranks of a node take the GPUs it exposes in turn (local rank k: GPU k mod count). With fewer
+  // GPUs than ranks, ranks share a GPU rather than fall back to the CPU: every trajectory then
+  // runs on the backend a one-process run uses, so the results stay identical to it. A launcher
+  // that binds one GPU per task (Slurm's --gpus-per-task) exposes one: device 0.
+  const int count = cached_probe().count;
+  const int local = comm::node_local_rank();
+  return count > 0 && local > 0 ? local % count : 0;
 }
 
 }  // namespace vigor::host

@@ -74,8 +74,9 @@ __global__ void __launch_bounds__(kHelperBlock)
 ///
 /// Input: the per-trajectory buffers `hits[(c * cap + slot) * n + i]` (c = 0: t, then the Dim state
 /// components), `hit_count[i]` and `offset[i]` = exclusive prefix sum of hit_count (where
-/// trajectory i's hits start in the dense output). Output: `values[(offset[i] + slot) * (1 + Dim)
-/// + c]` and `trajectory[offset[i] + slot] = i`, i.e. the hits in trajectory order and
+/// trajectory i's hits start in the dense output). Output, as double whatever Real is (the host
+/// appends it to its hit block with one copy): `values[(offset[i] + slot) * (1 + Dim) + c]` and
+/// `trajectory[offset[i] + slot] = i`, i.e. the hits in trajectory order and
 /// chronological within a trajectory, exactly as the CPU backend's drain appends them. hit_count
 /// is reset to 0 (the buffer is drained). Reads are coalesced (consecutive threads read
 /// consecutive i for a fixed (c, slot)); the writes are few (hits are rare next to steps).
@@ -83,7 +84,7 @@ template <int Dim, class Real>
 __global__ void __launch_bounds__(kHelperBlock)
     compact_hits_kernel(const Real* __restrict__ hits, std::int32_t* __restrict__ hit_count,
                         const std::int64_t* __restrict__ offset, std::int64_t n, int cap,
-                        Real* __restrict__ values, std::int64_t* __restrict__ trajectory) {
+                        double* __restrict__ values, std::int64_t* __restrict__ trajectory) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int count = hit_count[i];
@@ -94,7 +95,7 @@ __global__ void __launch_bounds__(kHelperBlock)
     trajectory[k] = i;
 #pragma unroll
     for (int c = 0; c <= Dim; ++c)
-      values[k * (Dim + 1) + c] = hits[(std::int64_t(c) * cap + s) * n + i];
+      values[k * (Dim + 1) + c] = double(hits[(std::int64_t(c) * cap + s) * n + i]);
   }
   hit_count[i] = 0;
 }
@@ -151,7 +152,7 @@ void launch_initial_energy(const M& m, const EnsembleArrays<Real>& a, std::int64
 /// Launch the hit-compaction kernel on `stream`.
 template <int Dim, class Real>
 void launch_compact_hits(const Real* hits, std::int32_t* hit_count, const std::int64_t* offset,
-                         std::int64_t n, int cap, Real* values, std::int64_t* trajectory,
+                         std::int64_t n, int cap, double* values, std::int64_t* trajectory,
                          cudaStream_t stream = nullptr) {
   if (n == 0) return;
   compact_hits_kernel<Dim, Real><<<grid_blocks(n, kHelperBlock), kHelperBlock, 0, stream>>>(
