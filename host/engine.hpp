@@ -43,6 +43,7 @@ struct EngineRequest {
   bool cpu_simd = true;                 ///< CPU: advance blocks of trajectories in SIMD lanes
   bool tangent = false;                 ///< carry the tangent map (kernels/tangent.hpp diagnostics)
   std::int64_t conservation_every = 1;  ///< kernels::SegmentParams::conservation_every
+  bool bursts = true;                   ///< kernels::SegmentParams::bursts (tests: false)
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
   std::size_t hit_buffer_bytes = std::size_t(256) << 20;
 };

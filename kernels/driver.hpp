@@ -50,6 +50,10 @@ struct SegmentParams {
   /// |H - H0| and the momentum maps are evaluated after the steps whose count k is a multiple of
   /// this (1: every step); the steps between test the state for non-finite values instead.
   std::int64_t conservation_every = 1;
+  /// Let the drivers run the steps between conservation checks as bursts where nothing else is
+  /// tested (advance_impl, advance_block); false forces per-step testing, the reference the tests
+  /// hold the bursts to (same results, bit for bit).
+  bool bursts = true;
 };
 
 /// Structure-of-arrays ensemble storage (device or host pointers).
@@ -236,7 +240,7 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
   // the same order: the results are bit-identical to per-step testing.
   constexpr bool kBurstable = !kTangent && !kSolves;
   const bool bursts =
-      kBurstable && every > 1 && section_kind == kSectionNone && !(escape2 > Real(0));
+      kBurstable && sp.bursts && every > 1 && section_kind == kSectionNone && !(escape2 > Real(0));
   std::int64_t per_step_until = k;  // after an undone burst: its steps go one at a time
 
   while (k < end_step) {

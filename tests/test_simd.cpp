@@ -28,10 +28,12 @@ struct Outcome {
   int lanes = 0;
 };
 
-Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20) {
+Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20,
+            bool bursts = true) {
   const Job job = parse_job(text);
   EngineRequest r = make_request(job, RunOptions{});
   r.cpu_simd = simd;
+  r.bursts = bursts;
   r.hit_buffer_bytes = hit_budget;
   auto e = make_engine(r, BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
@@ -193,15 +195,15 @@ TEST(Simd, NonFiniteLanesFreezeLikeTheScalarPath) {
   EXPECT_GT(frozen, 0);
 }
 
-TEST(Simd, ScalarBurstsBetweenChecksFreezeLikePerStepTesting) {
-  // With no section and no escape radius, the scalar driver (the GPU's) runs the steps between
-  // conservation checks as one burst with no test and validates its end state; a burst that ends
-  // non-finite is undone and retaken step by step. The block driver tests every step. Orbits far
-  // above the escape energy run off to infinity at different steps: both must freeze each one at
-  // the same step and state, for every explicit integrator (each updates q and p additively, which
-  // is what makes the end-of-burst test enough). conservation_every = 5 ends most bursts at a
-  // check; 400 ends some at the segment's end (1500 steps, not a multiple of 400), where the state
-  // itself is tested.
+TEST(Simd, BurstsBetweenChecksFreezeLikePerStepTesting) {
+  // With no section and no escape radius, both drivers run the steps between conservation checks
+  // as bursts with no test and validate the end states; a burst that ends non-finite is undone
+  // and retaken step by step. Orbits far above the escape energy run off to infinity at different
+  // steps: with bursts, each must freeze at the same step and state as with per-step testing
+  // (EngineRequest::bursts = false), on the scalar path (the GPU's driver) and on the block path,
+  // for every explicit integrator (each updates q and p additively, which is what makes the
+  // end-of-burst test enough). conservation_every = 5 ends most bursts at a check; 400 ends some
+  // at the segment's end (1500 steps, not a multiple of 400), where the state itself is tested.
   const std::string wild = R"({
     "model": {"name": "henon_heiles"}, "integrator": {"name": "INTEGRATOR", "dt": 0.05},
     "steps": 4000, "segment_steps": 1500, "precision": "PRECISION",
@@ -214,8 +216,11 @@ TEST(Simd, ScalarBurstsBetweenChecksFreezeLikePerStepTesting) {
         SCOPED_TRACE(std::string(integ) + " " + prec + " every " + every);
         const std::string job =
             with(with(with(wild, "INTEGRATOR", integ), "PRECISION", prec), "EVERY", every);
+        const Outcome per_step = run(job, false, std::size_t(64) << 20, false);
         const Outcome scalar = run(job, false);
-        expect_identical(run(job, true), scalar, 21);
+        expect_identical(scalar, per_step, 21);
+        expect_identical(run(job, true), per_step, 21);
+        expect_identical(run(job, true, std::size_t(64) << 20, false), per_step, 21);
         int frozen = 0, ok = 0;
         for (auto st : scalar.final.status) (st == 1 ? frozen : ok) += 1;
         EXPECT_GT(frozen, 3);

@@ -43,6 +43,7 @@ struct EngineSetup {
         r.escape_radius > 0 ? Real(r.escape_radius * r.escape_radius) : Real(-1);
     params.newton_tolerance = r.newton_tolerance > 0 ? Real(r.newton_tolerance) : Real(-1);
     params.conservation_every = r.conservation_every > 0 ? r.conservation_every : 1;
+    params.bursts = r.bursts;
   }
 };
 

@@ -473,6 +473,17 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
     for (int l = 0; l < valid; ++l) check_at[l] = steps_to_check(k0[l], every) - 1;
     check_it = earliest_check();
   }
+  // Bursts, as in the scalar driver (kernels/driver.hpp, advance_impl): when nothing is tested
+  // between conservation checks (no section, no escape radius, an explicit step, no tangent
+  // map), the iterations before the next check run with no test and no bookkeeping, and the
+  // sub-blocks' states are tested once at the burst's end. Explicit steps update q and p
+  // additively, so a lane that turned non-finite in the burst is still non-finite at its end; the
+  // block is then rewound to the burst's start and the loop below takes those iterations one at
+  // a time, freezing the lane at its failing step: bit-identical to per-step testing. Lanes that
+  // stopped earlier keep being computed in their registers and are left out of the test.
+  [[maybe_unused]] const bool bursts =
+      !kTangent && !kSolves && sp.bursts && every > 1 && !plane && !strobe && !escape_on;
+  [[maybe_unused]] std::int64_t per_step_until = 0;
 
   for (;;) {
     if (horizon == 0) {
@@ -487,6 +498,46 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       });
       if (active == 0) break;
       horizon = horizon_of();
+    }
+    if constexpr (!kTangent && !kSolves) {
+      // Iterations before the check iteration and before any active lane reaches end_step.
+      const std::int64_t len =
+          bursts && it >= per_step_until ? std::min(check_it - it, horizon) : std::int64_t(0);
+      if (len > 0) {
+        Phase<P, d> start[B];
+        for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+          constexpr int b = decltype(bc)::value;
+          start[b] = s[b];
+        });
+        for (std::int64_t j = 0; j < len; ++j) {
+          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+            constexpr int b = decltype(bc)::value;
+            constexpr int sh = b * W;
+            if ((active & (kSub << sh)) == 0) return;
+            P t0(T(0));
+            if constexpr (ForcedModel<MP>) {
+              for (int l = 0; l < W; ++l)
+                t0.set(l, T(k0[sh + l < valid ? sh + l : 0] + it + j) * h);
+            }
+            take_step(ip, mp, s[b], hp, t0);
+          });
+        }
+        std::uint64_t finite = 0;
+        for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+          constexpr int b = decltype(bc)::value;
+          finite |= (finite_bits(state_nan_probe<OpsP>(s[b])) & kSub) << (b * W);
+        });
+        if ((active & ~finite) == 0) {
+          it += len;
+          horizon -= len;
+          continue;
+        }
+        for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+          constexpr int b = decltype(bc)::value;
+          s[b] = start[b];
+        });
+        per_step_until = it + len;
+      }
     }
     std::uint64_t stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
     bool check = true;
