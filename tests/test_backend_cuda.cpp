@@ -55,6 +55,7 @@ struct Case {
   int coordinate = 0;                                   ///< section plane: this component = 0
   bool section = true;                                  ///< false: no section at all
   std::int64_t conservation_every = 1;                  ///< diagnostics.conservation_every
+  bool bursts = true;  ///< EngineRequest::bursts (false: per-step testing, the reference)
   bool tangent = false;                                 ///< carry the tangent map
 };
 
@@ -213,6 +214,7 @@ EngineRequest make_request(const Case& c, Precision precision, std::int64_t n) {
   r.escape_radius = c.escape_radius;
   r.tangent = c.tangent;
   r.conservation_every = c.conservation_every;
+  r.bursts = c.bursts;
   // Bytes for `slots` FP64 slots per trajectory (t and the state in each).
   r.hit_buffer_bytes = std::size_t(c.slots) * std::size_t(n) * std::size_t(model->dim + 1) * 8;
   return r;
@@ -542,6 +544,21 @@ TEST_F(CudaBackend, HenonHeilesBurstsBetweenChecksMatchCpu) {
   EXPECT_LE(std::abs(gpu.final.step[0] - cpu.final.step[0]), 1);
   EXPECT_LT(cpu.final.step[0], c.steps);
   for (int k = 0; k < 4; ++k) EXPECT_TRUE(std::isfinite(gpu.final.state[std::size_t(k)])) << k;
+  // On the GPU itself, bursts against per-step testing: the same bits (the burst loop and the
+  // per-step loop inline the same step; nvcc must contract both alike), the wild orbit included.
+  rows.push_back(wild_row);
+  const Ensemble all = from_rows(rows);
+  for (const Precision prec : {Precision::kDouble, Precision::kFloat}) {
+    SCOPED_TRACE(prec == Precision::kDouble ? "GPU bursts vs per-step, FP64" : "FP32");
+    Case per_step = c;
+    per_step.bursts = false;
+    const Outcome b = run_engine(c, all, prec, BackendKind::kCuda);
+    const Outcome p = run_engine(per_step, all, prec, BackendKind::kCuda);
+    EXPECT_EQ(b.final.state, p.final.state);
+    EXPECT_EQ(b.final.energy_error, p.final.energy_error);
+    EXPECT_EQ(b.final.step, p.final.step);
+    EXPECT_EQ(b.final.status, p.final.status);
+  }
 }
 
 // The implicit and constrained integrators: the same fixed-iteration Newton on both backends, so

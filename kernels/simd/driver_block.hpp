@@ -595,6 +595,9 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
           status[l] = kStatusNonFinite;
           retire_lane(bc, l, it, v);  // frozen at the last finite state
         });
+        // A burst retaken step by step has found its failing lane: the other lanes' states are
+        // finite here, so bursts may resume after this step (a later failure rewinds again).
+        per_step_until = 0;
       }
       if constexpr (kTangent) {
         kk += P(T(1));
