@@ -55,8 +55,8 @@ struct Case {
   int coordinate = 0;                                   ///< section plane: this component = 0
   bool section = true;                                  ///< false: no section at all
   std::int64_t conservation_every = 1;                  ///< diagnostics.conservation_every
-  bool bursts = true;  ///< EngineRequest::bursts (false: per-step testing, the reference)
-  bool tangent = false;                                 ///< carry the tangent map
+  bool bursts = true;    ///< EngineRequest::bursts (false: per-step testing, the reference)
+  bool tangent = false;  ///< carry the tangent map
 };
 
 /// Initial states (SoA) and their count.
