@@ -391,11 +391,15 @@ def plot(result, path):
         return
     rows = [r for r in result["rows"] if "check" in r]
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    # One colour per peer (its two precisions share it: solid FP64, dashed FP32).
+    peers = list(dict.fromkeys(r["peer"] for r in rows))
+    colours = plt.get_cmap("tab20" if len(peers) > 10 else "tab10")
     for (p, prec) in dict.fromkeys((r["peer"], r["precision"]) for r in rows):
         rs = sorted((r for r in rows if r["peer"] == p and r["precision"] == prec),
                     key=lambda r: r["n"])
         ax.plot([r["n"] for r in rs], [r["traj_steps_per_s"] for r in rs],
-                "o-" if prec == "fp64" else "s--", label=f"{p} {prec}")
+                "o-" if prec == "fp64" else "s--", color=colours(peers.index(p)),
+                label=f"{p} {prec}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("trajectories")
