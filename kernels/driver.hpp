@@ -242,6 +242,11 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
   const bool bursts =
       kBurstable && sp.bursts && every > 1 && section_kind == kSectionNone && !(escape2 > Real(0));
   std::int64_t per_step_until = k;  // after an undone burst: its steps go one at a time
+  // A conservation check passed with |H - H0| = de: fold it and the momentum maps' drift.
+  const auto fold_check = [&](Real de) {
+    emax = max_of(emax, de);
+    if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
+  };
 
   while (k < end_step) {
     if constexpr (kBurstable) {
@@ -255,9 +260,7 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
           k += len;
           if (at_check) {
             until_check = every;
-            emax = max_of(emax, de);
-            if constexpr (Ops::kMomentumMaps > 0)
-              jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
+            fold_check(de);
           } else {
             until_check -= len;
           }
@@ -298,10 +301,7 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
       break;
     }
     if constexpr (kTangent) acc.template after_step<TOps>(sd, k + 1);
-    if (check) {
-      emax = max_of(emax, de);
-      if constexpr (Ops::kMomentumMaps > 0) jmax = max_of(jmax, momentum_drift(m, s, a, n, i));
-    }
+    if (check) fold_check(de);
     if constexpr (kSolves) rmax = max_of(rmax, residual);
     ++k;
     bool pause = false;

@@ -484,6 +484,16 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
   [[maybe_unused]] const bool bursts =
       !kTangent && !kSolves && sp.bursts && every > 1 && !plane && !strobe && !escape_on;
   [[maybe_unused]] std::int64_t per_step_until = 0;
+  // The lanes' times at the start of iteration `iter` of sub-block lanes [sh, sh + W). Time only
+  // matters to forced models; it is formed as the scalar driver forms it, T(k) * h per lane, so
+  // lanes stay bit-identical to the scalar path at any step count.
+  const auto step_times = [&](int sh, std::int64_t iter) VIGOR_LAMBDA_INLINE {
+    P t0(T(0));
+    if constexpr (ForcedModel<MP>) {
+      for (int l = 0; l < W; ++l) t0.set(l, T(k0[sh + l < valid ? sh + l : 0] + iter) * h);
+    }
+    return t0;
+  };
 
   for (;;) {
     if (horizon == 0) {
@@ -514,12 +524,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
             constexpr int b = decltype(bc)::value;
             constexpr int sh = b * W;
             if ((active & (kSub << sh)) == 0) return;
-            P t0(T(0));
-            if constexpr (ForcedModel<MP>) {
-              for (int l = 0; l < W; ++l)
-                t0.set(l, T(k0[sh + l < valid ? sh + l : 0] + it + j) * h);
-            }
-            take_step(ip, mp, s[b], hp, t0);
+            take_step(ip, mp, s[b], hp, step_times(sh, it + j));
           });
         }
         std::uint64_t finite = 0;
@@ -564,12 +569,7 @@ inline void advance_block(const MP& mp, const MS& ms, const IP& ip, const Segmen
       // x or before outside this loop (the rare paths copy them, see Snapshot), so both stay in
       // registers and this copy costs nothing.
       const Phase<P, d> before = x;
-      // Time only matters to forced models; form it as the scalar driver does, T(k) * h per
-      // lane, so lanes stay bit-identical to the scalar path at any step count.
-      P t0(T(0));
-      if constexpr (ForcedModel<MP>) {
-        for (int l = 0; l < W; ++l) t0.set(l, T(k0[sh + l < valid ? sh + l : 0] + it) * h);
-      }
+      const P t0 = step_times(sh, it);
       P residual;
       if constexpr (kTangent) {
         residual = take_tangent_step<TOpsP>(ip, mp, sd, hp, t0);
