@@ -28,7 +28,7 @@
 ///
 ///   vigor-bench-cpu [--trajectories N] [--steps N] [--quick] [--repeats R] [--threads T]
 ///                   [--workloads henon_heiles,henon_heiles_bare,kepler,pendulum]
-///                   [--precision both|fp64|fp32]
+///                   [--precision both|fp64|fp32] [--conservation-every K]
 ///                   [--json FILE]
 #include <omp.h>
 
@@ -89,6 +89,8 @@ struct Options {
   std::vector<Workload> workloads{Workload::kHenonHeiles, Workload::kHenonHeilesBare,
                                   Workload::kKepler, Workload::kPendulum};
   bool fp64 = true, fp32 = true;
+  /// henon_heiles_bare's diagnostics.conservation_every (0: steps, H after the last step only).
+  std::int64_t conservation_every = 0;
   std::string json;
 };
 
@@ -99,7 +101,7 @@ struct Options {
       out,
       "usage: vigor-bench-cpu [--trajectories N] [--steps N] [--quick] [--repeats R]\n"
       "                       [--threads T] [--workloads LIST] [--precision both|fp64|fp32]\n"
-      "                       [--json FILE]\n\n"
+      "                       [--conservation-every K] [--json FILE]\n\n"
       "Trajectory-steps per second on the CPU of Stormer-Verlet (h = 0.01) through vigor's\n"
       "engine (as `vigor run` runs a job), a hand-written SIMD-across-trajectories reference\n"
       "and Boost.Odeint velocity_verlet, on henon_heiles (E = 1/8, section q0 = 0 up), kepler\n"
@@ -115,6 +117,10 @@ struct Options {
       "  --workloads     comma-separated subset of henon_heiles,henon_heiles_bare,kepler,\n"
       "                  pendulum (default: all)\n"
       "  --precision     both (default), fp64 or fp32\n"
+      "  --conservation-every  henon_heiles_bare's diagnostics.conservation_every (default:\n"
+      "                  steps). The engine then evaluates H every K steps, the SIMD reference\n"
+      "                  and Odeint still never: what the checks cost. The states do not\n"
+      "                  depend on K; the correctness check runs with the default\n"
       "  --json          also write the results and machine info as JSON to FILE\n\n"
       "Exit status: 0 all checks ok, 1 a check failed (WRONG), 2 bad arguments, 3 error.\n");
   std::exit(error.empty() ? 0 : 2);
@@ -180,7 +186,7 @@ Options parse_args(int argc, char** argv) {
           }
         if (!found)
           usage("--workloads: unknown workload '" + item +
-                "' (known: henon_heiles, kepler, pendulum)");
+                "' (known: henon_heiles, henon_heiles_bare, kepler, pendulum)");
       }
       if (o.workloads.empty()) usage("--workloads: none given");
     } else if (a == "--precision") {
@@ -196,6 +202,8 @@ Options parse_args(int argc, char** argv) {
       } else {
         usage("--precision: expected both, fp64 or fp32, got '" + p + "'");
       }
+    } else if (a == "--conservation-every") {
+      o.conservation_every = parse_count(value(), "--conservation-every");
     } else if (a == "--json") {
       o.json = value();
     } else {
@@ -260,13 +268,14 @@ Json make_job_json(Workload w, std::int64_t n, std::int64_t steps, bool fp32, st
 
 /// Parse the workload's job; for the section grid, pick the grid so that about n points are
 /// allowed (two passes: a guess, then a correction from the allowed fraction).
-vigor::host::Job make_job(Workload w, std::int64_t n, std::int64_t steps, bool fp32) {
+vigor::host::Job make_job(Workload w, std::int64_t n, std::int64_t steps, bool fp32,
+                          std::int64_t conservation_every = 0) {
   if (w == Workload::kHenonHeilesBare) {
     // The section grid needs the section to place its points; the bare run then drops the
     // section, as a job with the same states in an ensemble file and no section would.
     vigor::host::Job job = make_job(Workload::kHenonHeiles, n, steps, fp32);
     job.has_section = false;  // make_request then gives the engine no section
-    job.conservation_every = job.steps;
+    job.conservation_every = conservation_every > 0 ? conservation_every : job.steps;
     return job;
   }
   if (w != Workload::kHenonHeiles)
@@ -460,7 +469,7 @@ Row measure(Workload w, bool fp32, const Options& o) {
   Row row;
   row.workload = w;
   row.fp32 = fp32;
-  const vigor::host::Job job = make_job(w, o.trajectories, o.steps, fp32);
+  const vigor::host::Job job = make_job(w, o.trajectories, o.steps, fp32, o.conservation_every);
   const Problem pb = make_problem(w, job);
   const std::int64_t n = job.ensemble.count;
   row.n = n;
@@ -509,7 +518,8 @@ Row measure(Workload w, bool fp32, const Options& o) {
   sub.ensemble.count = m;
   sub.steps = cs;
   sub.segment_steps = std::min(sub.segment_steps, cs);
-  if (w == Workload::kHenonHeilesBare) sub.conservation_every = cs;  // H after the last step
+  // H after the last step, whatever --conservation-every says: the states do not depend on it.
+  if (w == Workload::kHenonHeilesBare) sub.conservation_every = cs;
   const EngineRun ce = run_engine(sub, o.threads);
   const PeerResult cr =
       vigor_bench_cpu::simd_reference(pb, sub.ensemble.state, m, cs, fp32, o.threads);
@@ -710,6 +720,8 @@ int main(int argc, char** argv) {
                       {"repeats", o.repeats},
                       {"statistic", "median"},
                       {"quick", o.quick},
+                      {"henon_heiles_bare_conservation_every",
+                       o.conservation_every > 0 ? o.conservation_every : o.steps},
                       {"check",
                        {{"trajectories", kCheckTrajectories},
                         {"steps", kCheckSteps},

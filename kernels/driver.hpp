@@ -56,6 +56,16 @@ struct SegmentParams {
   bool bursts = true;
 };
 
+/// Whether a segment tests nothing between its conservation checks (no section, no escape radius),
+/// so that a driver may run those steps as bursts; the integrator (explicit) and the absence of a
+/// tangent map decide the rest (advance_impl below, advance_block in kernels/simd/). The CPU
+/// engine asks it too, to pick its burst blocks (host/backends/cpu_engine.hpp).
+template <class Real>
+VIGOR_HD VIGOR_INLINE bool segment_allows_bursts(const SegmentParams<Real>& sp) {
+  return sp.bursts && sp.conservation_every > 1 && sp.section_kind == kSectionNone &&
+         !(sp.escape_radius2 > Real(0));
+}
+
 /// Structure-of-arrays ensemble storage (device or host pointers).
 template <class Real>
 struct EnsembleArrays {
@@ -239,8 +249,7 @@ VIGOR_HD inline void advance_impl(const M& m, const Integrator& integrator,
   // per-step path below, which freezes the trajectory at the failing step. Same operations in
   // the same order: the results are bit-identical to per-step testing.
   constexpr bool kBurstable = !kTangent && !kSolves;
-  const bool bursts =
-      kBurstable && sp.bursts && every > 1 && section_kind == kSectionNone && !(escape2 > Real(0));
+  const bool bursts = kBurstable && segment_allows_bursts(sp);
   std::int64_t per_step_until = k;  // after an undone burst: its steps go one at a time
   // A conservation check passed with |H - H0| = de: fold it and the momentum maps' drift.
   const auto fold_check = [&](Real de) {

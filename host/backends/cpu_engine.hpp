@@ -51,8 +51,14 @@ class CpuEngine final : public Engine {
   /// longer than the core's out-of-order window, so sub-blocks stepped in turn no longer overlap
   /// (midpoint with 3 iterations on Hénon–Heiles, FP64: 2.85e8 -> 1.99e8 trajectory-steps/s).
   static constexpr int kLanes = kernels::block_lanes<Real>();
-  static constexpr int kPackLanes =
-      kernels::default_newton_iterations<I> == 0 ? kernels::native_lanes<Real>() : kLanes;
+  static constexpr bool kExplicitStep = kernels::default_newton_iterations<I> == 0;
+  static constexpr int kPackLanes = kExplicitStep ? kernels::native_lanes<Real>() : kLanes;
+  /// Segments that run bursts (kernels::segment_allows_bursts; explicit steps only) take blocks
+  /// of more sub-blocks: a burst keeps only the states live, so more chains fit in the registers
+  /// (kernels::burst_block_lanes). The per-step iterations of such a segment (its conservation
+  /// checks) then spill, which costs little at one check in K steps. Where kBurstLanes == kLanes
+  /// there is no second instantiation of the block driver.
+  static constexpr int kBurstLanes = kExplicitStep ? kernels::burst_block_lanes<Real>() : kLanes;
   using P = kernels::Pack<Real, kPackLanes>;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
   // a model or integrator that does not support it is ever compiled.
@@ -79,7 +85,8 @@ class CpuEngine final : public Engine {
   int simd_lanes() const override {
     if (!request_.cpu_simd) return 1;
     if (request_.tangent) return kSimdTangent ? kTangentLanes : 1;
-    return kSimd ? kLanes : 1;
+    if (!kSimd) return 1;
+    return bursts(EngineSetup<M, I, Real>(request_, 0, 0).params) ? kBurstLanes : kLanes;
   }
 
   int dim() const override { return kDim; }
@@ -155,14 +162,11 @@ class CpuEngine final : public Engine {
       }
     } else if (kSimd && request_.cpu_simd) {
       // Every trajectory, the last partial block's too, takes the lane path.
-      const std::int64_t blocks = (n_ + kLanes - 1) / kLanes;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
-      for (std::int64_t b = 0; b < blocks; ++b) {
-        const std::int64_t i0 = b * kLanes;
-        const int valid = int(n_ - i0 < kLanes ? n_ - i0 : kLanes);
-        if constexpr (kSimd)
-          kernels::advance_block<MP, M, IP, Real, kPackLanes, kLanes / kPackLanes>(
-              model_pack, model, integrator_pack, sp, a, i0, valid);
+      if constexpr (kSimd) {
+        if (bursts(sp))
+          advance_blocks<kBurstLanes>(model_pack, model, integrator_pack, sp, a);
+        else
+          advance_blocks<kLanes>(model_pack, model, integrator_pack, sp, a);
       }
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads())
@@ -238,6 +242,27 @@ class CpuEngine final : public Engine {
 
  private:
   int threads() const { return request_.threads > 0 ? request_.threads : omp_get_max_threads(); }
+
+  /// Whether a segment's blocks run bursts, and so take kBurstLanes lanes.
+  static bool bursts(const kernels::SegmentParams<Real>& sp) {
+    return kExplicitStep && kernels::segment_allows_bursts(sp);
+  }
+
+  /// Advance every block of NB lanes (NB / kPackLanes sub-blocks) to sp.end_step.
+  template <int NB>
+  void advance_blocks(const MP& model_pack, const M& model, const IP& integrator_pack,
+                      const kernels::SegmentParams<Real>& sp,
+                      const kernels::EnsembleArrays<Real>& a) {
+    const std::int64_t blocks = (n_ + NB - 1) / NB;
+    // Dynamic chunks: frozen or paused trajectories cost nothing, so work per block varies.
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t i0 = b * NB;
+      const int valid = int(n_ - i0 < NB ? n_ - i0 : NB);
+      kernels::advance_block<MP, M, IP, Real, kPackLanes, NB / kPackLanes>(
+          model_pack, model, integrator_pack, sp, a, i0, valid);
+    }
+  }
 
   EngineRequest request_;
   MP model_pack_;
