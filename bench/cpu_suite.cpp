@@ -120,7 +120,7 @@ struct Options {
       "  --conservation-every  henon_heiles_bare's diagnostics.conservation_every (default:\n"
       "                  steps). The engine then evaluates H every K steps, the SIMD reference\n"
       "                  and Odeint still never: what the checks cost. The states do not\n"
-      "                  depend on K; the correctness check runs with the default\n"
+      "                  depend on K; the correctness check runs with the default K\n"
       "  --json          also write the results and machine info as JSON to FILE\n\n"
       "Exit status: 0 all checks ok, 1 a check failed (WRONG), 2 bad arguments, 3 error.\n");
   std::exit(error.empty() ? 0 : 2);

@@ -60,8 +60,8 @@ constexpr int block_lanes() {
 /// radius, conservation checks every K > 1 steps: kernels::segment_allows_bursts): the live state
 /// of a burst is the sub-blocks' q, p and force alone, so four registers' worth fit AVX-512's 32
 /// registers, and four chains keep the FP pipes busy where two leave them waiting on latency.
-/// Measured on a 2-core AVX-512 Xeon (henon_heiles_bare): docs/performance.md. The engine falls
-/// back to block_lanes() beyond 64 lanes (one bit each in a lane mask).
+/// Measured on a 2-core AVX-512 Xeon (henon_heiles_bare): docs/performance.md. Where four
+/// registers would exceed 64 lanes (one bit each in a lane mask), block_lanes().
 #ifndef VIGOR_BURST_REGISTERS
 #define VIGOR_BURST_REGISTERS 4
 #endif
