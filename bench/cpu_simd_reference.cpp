@@ -3,10 +3,10 @@
 ///
 /// The arithmetic of vigor's Störmer–Verlet step (kernels/integrators/stormer_verlet.hpp), the
 /// models' forces and energies (models/henon_heiles.hpp, kepler.hpp, pendulum.hpp) and the driver's
-/// per-step work (kernels/driver.hpp: max |H - H0| every step, the sign-change test of the section
-/// coordinate every step), written out by hand with no vigor header, expression by expression in
-/// the order vigor evaluates them — so that, compiled with the same flags, the final states agree
-/// with the engine's to round-off (bit for bit where both contract the same FMAs).
+/// per-step work (kernels/driver/advance.hpp: max |H - H0| every step, the sign-change test of the
+/// section coordinate every step), written out by hand with no vigor header, expression by
+/// expression in the order vigor evaluates them — so that, compiled with the same flags, the final
+/// states agree with the engine's to round-off (bit for bit where both contract the same FMAs).
 ///
 /// Layout: trajectories advance in blocks of B = W x I lanes, W = vector register bytes /
 /// sizeof(Real) (8 doubles / 16 floats per 64-byte AVX-512 register, 4 / 8 on AVX2, 2 / 4 on SSE):

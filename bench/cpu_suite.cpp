@@ -49,8 +49,9 @@
 
 #include "bench/bench_util.hpp"
 #include "bench/cpu_suite.hpp"
-#include "host/job.hpp"
-#include "host/run.hpp"
+#include "host/job/job.hpp"
+#include "host/output/summary.hpp"
+#include "host/run/run.hpp"
 #include "vigor/version.hpp"
 
 #ifndef VIGOR_BENCH_ISA_FLAGS
@@ -274,8 +275,8 @@ vigor::host::Job make_job(Workload w, std::int64_t n, std::int64_t steps, bool f
     // The section grid needs the section to place its points; the bare run then drops the
     // section, as a job with the same states in an ensemble file and no section would.
     vigor::host::Job job = make_job(Workload::kHenonHeiles, n, steps, fp32);
-    job.has_section = false;  // make_request then gives the engine no section
-    job.conservation_every = conservation_every > 0 ? conservation_every : job.steps;
+    job.integration.section.kind = 0;  // the engine gets no section
+    job.integration.conservation_every = conservation_every > 0 ? conservation_every : job.steps;
     return job;
   }
   if (w != Workload::kHenonHeiles)
@@ -292,8 +293,8 @@ vigor::host::Job make_job(Workload w, std::int64_t n, std::int64_t steps, bool f
 Problem make_problem(Workload w, const vigor::host::Job& job) {
   Problem p;
   p.workload = w;
-  p.params = job.params;
-  p.dt = job.dt;
+  p.params = job.integration.params;
+  p.dt = job.integration.dt;
   p.dim =
       int(job.ensemble.state.size() / std::size_t(std::max<std::int64_t>(1, job.ensemble.count)));
   return p;
@@ -427,7 +428,7 @@ EngineRun run_engine(const vigor::host::Job& job, int threads) {
                  std::isnan(r.final.energy_error[ui]) ? INFINITY : r.final.energy_error[ui]);
     e.crossings += r.final.crossings[ui];
   }
-  e.summary = vigor::host::make_summary(job, ro, r);
+  e.summary = vigor::host::make_summary(job, r);
   e.summary.erase("job");
   e.state = std::move(r.final.state);
   e.crossings_per_trajectory = std::move(r.final.crossings);
@@ -519,7 +520,7 @@ Row measure(Workload w, bool fp32, const Options& o) {
   sub.steps = cs;
   sub.segment_steps = std::min(sub.segment_steps, cs);
   // H after the last step, whatever --conservation-every says: the states do not depend on it.
-  if (w == Workload::kHenonHeilesBare) sub.conservation_every = cs;
+  if (w == Workload::kHenonHeilesBare) sub.integration.conservation_every = cs;
   const EngineRun ce = run_engine(sub, o.threads);
   const PeerResult cr =
       vigor_bench_cpu::simd_reference(pb, sub.ensemble.state, m, cs, fp32, o.threads);

@@ -1,6 +1,7 @@
 /// @file engine_run.hpp
-/// @brief Drive an engine the way host/run.cpp does (segments, relaunch while trajectories are
-/// paused on full section buffers) and time it: shared by the benchmark tables.
+/// @brief Drive an engine the way the run loop does (host/run/segment_loop.cpp) (segments, relaunch
+/// while trajectories are paused on full section buffers) and time it: shared by the benchmark
+/// tables.
 #pragma once
 
 #include <algorithm>
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "host/engine.hpp"
-#include "host/registry.hpp"
+#include "host/backends/engine.hpp"
+#include "host/backends/registry.hpp"
 
 namespace vigor_bench {
 
@@ -34,11 +35,12 @@ struct EngineRun {
 
 /// Upload `soa` (n trajectories), advance `steps` steps, download; timed from the first launch
 /// to the last drain.
-inline EngineRun run_engine(const vigor::host::EngineRequest& request,
+inline EngineRun run_engine(const vigor::host::Integration& integration,
                             vigor::host::BackendKind backend, const std::vector<double>& soa,
-                            std::int64_t n, std::int64_t steps) {
+                            std::int64_t n, std::int64_t steps,
+                            const vigor::host::EngineResources& resources = {}) {
   EngineRun r;
-  auto engine = vigor::host::make_engine(request, backend);
+  auto engine = vigor::host::make_engine(integration, resources, backend);
   r.device = engine->device_name();
   r.simd_lanes = engine->simd_lanes();
   engine->upload(soa, n);

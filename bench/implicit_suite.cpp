@@ -2,7 +2,8 @@
 /// @brief Throughput of the implicit and constrained integrators, each next to Verlet on
 /// Hénon–Heiles on the same backend and precision.
 ///
-/// Cases (trajectory-steps per second through the engine, driven as host/run.cpp drives it):
+/// Cases (trajectory-steps per second through the engine, driven as the run loop
+/// (host/run/segment_loop.cpp) drives it):
 ///   * verlet      on henon_heiles, h = 0.01, section q0 = 0 up — the baseline;
 ///   * midpoint    on henon_heiles, 3 Newton iterations (target: >= 1/6 of Verlet: it does about
 ///                 8x the arithmetic, so anything slower points at spills or divergence);
@@ -26,14 +27,14 @@
 #include <vector>
 
 #include "bench/engine_run.hpp"
-#include "host/registry.hpp"
+#include "host/backends/registry.hpp"
 #include "models/double_spherical_pendulum.hpp"
 
 namespace vigor_bench {
 namespace {
 
 using vigor::host::BackendKind;
-using vigor::host::EngineRequest;
+using vigor::host::Integration;
 using vigor::host::Precision;
 
 struct Case {
@@ -125,7 +126,7 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
         if (!vigor::host::find_model(c.model) || !vigor::host::find_integrator(c.integrator))
           continue;
         if (c.tangent && p != Precision::kDouble) continue;
-        EngineRequest r;
+        Integration r;
         r.model = c.model;
         r.integrator = c.integrator;
         r.precision = p;

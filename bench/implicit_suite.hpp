@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/engine.hpp"
+#include "host/backends/engine.hpp"
 
 namespace vigor_bench {
 

@@ -44,8 +44,8 @@
 #include "bench/engine_run.hpp"
 #include "bench/implicit_suite.hpp"
 #include "bench/reference.hpp"
-#include "host/engine.hpp"
-#include "host/registry.hpp"
+#include "host/backends/engine.hpp"
+#include "host/backends/registry.hpp"
 #include "vigor/version.hpp"
 
 namespace {
@@ -200,12 +200,13 @@ std::vector<double> head(const std::vector<double>& soa, std::int64_t n, std::in
   return out;
 }
 
-// --- The engine, driven as host/run.cpp drives it ------------------------------------------------
+// --- The engine, driven as the run loop (host/run/segment_loop.cpp) drives it
+// ------------------------------------------------
 
-vigor::host::EngineRequest make_request(Precision precision) {
+vigor::host::Integration make_integration(Precision precision) {
   const vigor::host::ModelInfo* model = vigor::host::find_model("henon_heiles");
   if (model == nullptr) throw std::runtime_error("model henon_heiles is not registered");
-  vigor::host::EngineRequest r;
+  vigor::host::Integration r;
   r.model = "henon_heiles";
   r.integrator = "verlet";
   r.precision = precision;
@@ -220,7 +221,7 @@ vigor::host::EngineRequest make_request(Precision precision) {
 
 EngineRun run_engine(BackendKind backend, Precision precision, const std::vector<double>& soa,
                      std::int64_t n, std::int64_t steps) {
-  return vigor_bench::run_engine(make_request(precision), backend, soa, n, steps);
+  return vigor_bench::run_engine(make_integration(precision), backend, soa, n, steps);
 }
 
 // --- The hand-written CPU reference ------------------------------------------------------------
@@ -289,9 +290,9 @@ double mem_available_bytes() {
 /// Device-side (or CPU-side array) bytes of one engine plus one reference run.
 double working_set_bytes(std::int64_t n, Precision precision) {
   const double real = precision == Precision::kFloat ? 4 : 8;
-  const vigor::host::EngineRequest r = make_request(precision);
-  const int cap =
-      vigor::host::choose_hit_capacity(r.section, n, 4, std::size_t(real), r.hit_buffer_bytes);
+  const vigor::host::Integration r = make_integration(precision);
+  const int cap = vigor::host::choose_hit_capacity(r.section, n, 4, std::size_t(real),
+                                                   vigor::host::EngineResources{}.hit_buffer_bytes);
   const double engine = double(n) * (6 * real + 3 * 8 + 2 * 4 + 8 + cap * 5 * real);
   const double reference = double(n) * (5 * real + 8);
   return engine + reference;

@@ -18,7 +18,7 @@
 #include <fstream>
 #include <string>
 
-#include "host/array_file.hpp"
+#include "host/job/array_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string stem = [] {

@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/checkpoint.hpp"
+#include "host/run/checkpoint.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::filesystem::path dir = [] {

@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "host/job.hpp"
-#include "host/registry.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
 
 namespace {
 
@@ -41,12 +41,14 @@ using vigor::host::JobError;
 
 /// What every Job that parse_job returns guarantees to the run loop.
 void check_job(const Job& job, const std::string& text) {
-  const vigor::host::ModelInfo* model = vigor::host::find_model(job.model);
-  if (!model) broken("unknown model " + job.model + " accepted", text);
-  if (!vigor::host::find_integrator(job.integrator))
-    broken("unknown integrator " + job.integrator + " accepted", text);
-  if (job.params.size() != model->params.size()) broken("wrong number of parameters", text);
-  if (!(std::isfinite(job.dt) && job.dt > 0)) broken("dt not finite and > 0", text);
+  const vigor::host::ModelInfo* model = vigor::host::find_model(job.integration.model);
+  if (!model) broken("unknown model " + job.integration.model + " accepted", text);
+  if (!vigor::host::find_integrator(job.integration.integrator))
+    broken("unknown integrator " + job.integration.integrator + " accepted", text);
+  if (job.integration.params.size() != model->params.size())
+    broken("wrong number of parameters", text);
+  if (!(std::isfinite(job.integration.dt) && job.integration.dt > 0))
+    broken("dt not finite and > 0", text);
   if (job.steps < 1 || job.segment_steps < 1 || job.segment_steps > job.steps)
     broken("steps / segment_steps out of range", text);
   const vigor::host::Ensemble& e = job.ensemble;
@@ -55,8 +57,8 @@ void check_job(const Job& job, const std::string& text) {
     broken("state array of the wrong size", text);
   for (double x : e.state)
     if (!std::isfinite(x)) broken("non-finite initial state accepted", text);
-  if (job.has_section) {
-    const auto& s = job.section;
+  if (job.has_section()) {
+    const auto& s = job.integration.section;
     if (s.every < 1 || s.max_crossings < 0) broken("section counts out of range", text);
     if (s.coordinate < 0 || s.coordinate >= model->dim)
       broken("section coordinate out of range", text);
@@ -295,7 +297,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const Job job = vigor::host::parse_job(text);
     check_job(job, text);
-    if (job.precision == vigor::host::Precision::kDouble) {
+    if (job.integration.precision == vigor::host::Precision::kDouble) {
       vigor::host::Overrides as_float;
       as_float.precision = "float";
       check_job(vigor::host::parse_job(text, as_float), text);

@@ -1,20 +1,20 @@
 /// @file no_engines.cpp
 /// @brief The fuzz build's stand-ins for the per-model CPU engine factories.
 ///
-/// host/registry.cpp describes every model and refers to make_cpu_engine_<name>, which the main
-/// build generates from models/models.def (one heavy engine TU per model). The fuzz targets only
-/// parse job files and never build an engine, so these definitions keep the engines out of the
+/// host/backends/registry.cpp describes every model and refers to make_cpu_engine_<name>, which the
+/// main build generates from models/models.def (one heavy engine TU per model). The fuzz targets
+/// only parse job files and never build an engine, so these definitions keep the engines out of the
 /// fuzz build; calling one is a bug in the harness.
 #include <memory>
 #include <stdexcept>
 
-#include "host/engine.hpp"
+#include "host/backends/engine.hpp"
 
 namespace vigor::host {
 
-#define VIGOR_MODEL(name, Type, header)                                                  \
-  std::unique_ptr<Engine> make_cpu_engine_##name(const EngineRequest&) {                 \
-    throw std::logic_error("the fuzz build has no engines (make_cpu_engine_" #name ")"); \
+#define VIGOR_MODEL(name, Type, header)                                                        \
+  std::unique_ptr<Engine> make_cpu_engine_##name(const Integration&, const EngineResources&) { \
+    throw std::logic_error("the fuzz build has no engines (make_cpu_engine_" #name ")");       \
   }
 #include "models/models.def"
 #undef VIGOR_MODEL

@@ -22,7 +22,7 @@
 /// does a model that lacks a required member. Mistakes only visible at run time — a name taken by
 /// a built-in model or registered twice, a call after cli_main has started — throw
 /// std::invalid_argument or std::logic_error naming the model (host::register_model(ModelInfo),
-/// host/registry.hpp).
+/// host/backends/registry.hpp).
 ///
 /// Backends: this file compiles the CPU engines (include it from a .cpp file, compiled with the
 /// flags vigor::vigor carries). For the CUDA engines, instantiate them in a .cu file with
@@ -39,10 +39,10 @@
 #include <type_traits>
 
 #include "host/backends/cpu_engine.hpp"
-#include "host/cli.hpp"
-#include "host/engine_factory.hpp"
-#include "host/model_info.hpp"
-#include "host/registry.hpp"
+#include "host/backends/engine_factory.hpp"
+#include "host/backends/model_info.hpp"
+#include "host/backends/registry.hpp"
+#include "host/cli/cli.hpp"
 #include "kernels/core/specs.hpp"
 #include "vigor/all_integrators.hpp"
 
@@ -136,9 +136,10 @@ constexpr bool check_integrator() {
 /// Register model template ModelT (a class template on its Real, docs/models.md) with the
 /// integrators IntegratorTs (class templates of vigor::kernels: StormerVerlet, Yoshida4,
 /// Midpoint, Rattle, ...). Its ModelInfo comes from the code that describes the built-in models
-/// (host/model_info.hpp); its CPU engines are compiled here, in the caller's translation unit,
-/// and `cuda_engines` (from host/custom_model_cuda.cuh, same integrators) adds CUDA ones. Call it
-/// from main before cli_main; throws std::invalid_argument when the name is taken or invalid.
+/// (host/backends/model_info.hpp); its CPU engines are compiled here, in the caller's translation
+/// unit, and `cuda_engines` (from host/custom_model_cuda.cuh, same integrators) adds CUDA ones.
+/// Call it from main before cli_main; throws std::invalid_argument when the name is taken or
+/// invalid.
 template <template <class> class ModelT, template <class> class... IntegratorTs>
 void register_model(EngineFactory cuda_engines = nullptr) {
   static_assert(sizeof...(IntegratorTs) > 0,
@@ -150,7 +151,7 @@ void register_model(EngineFactory cuda_engines = nullptr) {
   if constexpr (model_ok && integrators_ok && sizeof...(IntegratorTs) > 0) {
     ModelInfo info = describe_model<ModelT>();
     (add_integrator<ModelT, IntegratorTs>(info), ...);
-    info.make_cpu_engine = &make_engine_among<CpuEngine, ModelT, IntegratorTs...>;
+    info.make_cpu_engine = &make_engine_of<CpuEngine, ModelT, IntegratorTs...>;
     info.make_cuda_engine = cuda_engines;
     register_model(std::move(info));
   }

@@ -6,8 +6,8 @@
 ///     #include "host/custom_model_cuda.cuh"
 ///     #include "my_model.hpp"
 ///     std::unique_ptr<vigor::host::Engine> my_model_cuda_engines(
-///         const vigor::host::EngineRequest& r) {
-///       return vigor::host::make_cuda_engine_among<MyModel, vigor::kernels::StormerVerlet>(r);
+///         const vigor::host::Integration& s, const vigor::host::EngineResources& r) {
+///       return vigor::host::make_cuda_engine_among<MyModel, vigor::kernels::StormerVerlet>(s, r);
 ///     }
 ///
 /// and in main.cpp, with the same integrators,
@@ -28,15 +28,15 @@
 #include <memory>
 
 #include "host/backends/cuda_engine.cuh"
-#include "host/engine_factory.hpp"
+#include "host/backends/engine_factory.hpp"
 #include "vigor/all_integrators.hpp"
 
 namespace vigor::host {
 
-/// The CUDA engine of the request's integrator among IntegratorTs (nullptr for another one).
+/// The CUDA engine of the integration's integrator among IntegratorTs (nullptr for another one).
 template <template <class> class ModelT, template <class> class... IntegratorTs>
-std::unique_ptr<Engine> make_cuda_engine_among(const EngineRequest& r) {
-  return make_engine_among<CudaEngine, ModelT, IntegratorTs...>(r);
+std::unique_ptr<Engine> make_cuda_engine_among(const Integration& s, const EngineResources& r) {
+  return make_engine_of<CudaEngine, ModelT, IntegratorTs...>(s, r);
 }
 
 }  // namespace vigor::host

@@ -257,7 +257,7 @@ inline constexpr int kTangentMaxDirections = 12;
 /// the other pairs by name).
 template <class I, class M>
 inline constexpr bool tangent_built =
-    integrator_tangent_affordable<I, M>&& TangentOps<M, double>::K <= kTangentMaxDirections;
+    (TangentOps<M, double>::K <= kTangentMaxDirections) && integrator_tangent_affordable<I, M>;
 
 /// The integrator a tangent-map step runs: the plain one when its step accepts a dual state (h
 /// and the coefficients stay plain numbers, so no arithmetic is spent on their zero partials),

@@ -17,8 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "host/engine.hpp"
-#include "host/registry.hpp"
+#include "engine_hooks.hpp"
+#include "host/backends/engine.hpp"
+#include "host/backends/registry.hpp"
 #include "kernels/core/config.hpp"
 #include "kernels/core/mechanics.hpp"
 #include "kernels/sections.hpp"
@@ -55,7 +56,7 @@ struct Case {
   int coordinate = 0;                                   ///< section plane: this component = 0
   bool section = true;                                  ///< false: no section at all
   std::int64_t conservation_every = 1;                  ///< diagnostics.conservation_every
-  bool bursts = true;    ///< EngineRequest::bursts (false: per-step testing, the reference)
+  bool bursts = true;    ///< false: per-step testing, the reference (EngineTestHooks::per_step)
   bool tangent = false;  ///< carry the tangent map
 };
 
@@ -188,36 +189,51 @@ Ensemble driven_pendulum_ensemble() {
   return from_rows(rows);
 }
 
-EngineRequest make_request(const Case& c, Precision precision, std::int64_t n) {
+/// What an engine of the case is built from: its integration and resources.
+struct EngineSpec {
+  Integration integration;
+  EngineResources resources;
+};
+
+EngineSpec make_spec(const Case& c, Precision precision, std::int64_t n) {
   const ModelInfo* model = find_model(c.model);
   const IntegratorInfo* integ = find_integrator(c.integrator);
   if (model == nullptr || integ == nullptr)
     throw std::runtime_error("not registered: " + c.model + " / " + c.integrator);
-  EngineRequest r;
-  r.model = c.model;
-  r.integrator = c.integrator;
-  r.precision = precision;
-  for (const auto& p : model->params) r.params.push_back(p.default_value);
+  EngineSpec e;
+  Integration& s = e.integration;
+  s.model = c.model;
+  s.integrator = c.integrator;
+  s.precision = precision;
+  for (const auto& p : model->params) s.params.push_back(p.default_value);
   for (const auto& o : integ->options) {
     double v = o.default_value;
     for (const auto& [name, value] : c.options)
       if (name == o.name) v = value;
-    r.options.push_back(v);
+    s.options.push_back(v);
   }
-  r.dt = c.dt;
-  r.newton_iterations = c.newton_iterations;
-  r.section.kind = c.section ? vigor::kernels::kSectionPlane : vigor::kernels::kSectionNone;
-  r.section.coordinate = c.coordinate;
-  r.section.direction = vigor::kernels::kDirUp;
-  r.section.value = 0.0;
-  r.section.max_crossings = c.max_crossings;
-  r.escape_radius = c.escape_radius;
-  r.tangent = c.tangent;
-  r.conservation_every = c.conservation_every;
-  r.bursts = c.bursts;
+  s.dt = c.dt;
+  s.newton_iterations = c.newton_iterations;
+  s.section.kind = c.section ? vigor::kernels::kSectionPlane : vigor::kernels::kSectionNone;
+  s.section.coordinate = c.coordinate;
+  s.section.direction = vigor::kernels::kDirUp;
+  s.section.value = 0.0;
+  s.section.max_crossings = c.max_crossings;
+  s.escape_radius = c.escape_radius;
+  s.tangent = c.tangent;
+  s.conservation_every = c.conservation_every;
   // Bytes for `slots` FP64 slots per trajectory (t and the state in each).
-  r.hit_buffer_bytes = std::size_t(c.slots) * std::size_t(n) * std::size_t(model->dim + 1) * 8;
-  return r;
+  e.resources.hit_buffer_bytes =
+      std::size_t(c.slots) * std::size_t(n) * std::size_t(model->dim + 1) * 8;
+  return e;
+}
+
+/// The case's engine on `backend` (per-step testing when the case turns bursts off).
+std::unique_ptr<Engine> make_case_engine(const Case& c, Precision precision, std::int64_t n,
+                                         BackendKind backend) {
+  const EngineSpec e = make_spec(c, precision, n);
+  const vigor_test::ScopedEngineHooks hooks(false, /*per_step=*/!c.bursts);
+  return make_engine(e.integration, e.resources, backend);
 }
 
 /// One hit: time, then the state.
@@ -259,7 +275,7 @@ Outcome drive(Engine& engine, const Case& c, const Ensemble& ens) {
 }
 
 Outcome run_engine(const Case& c, const Ensemble& ens, Precision precision, BackendKind backend) {
-  const std::unique_ptr<Engine> engine = make_engine(make_request(c, precision, ens.n), backend);
+  const std::unique_ptr<Engine> engine = make_case_engine(c, precision, ens.n, backend);
   return drive(*engine, c, ens);
 }
 
@@ -510,8 +526,8 @@ TEST_F(CudaBackend, PendulumYoshida6MatchesCpu) {
 }
 
 // No section, no escape radius, H every 7 steps: the GPU runs the steps between checks as bursts
-// with no per-step test (kernels/driver.hpp). The bounded orbits agree with the CPU as in the
-// tests above (energy errors are maxima over the same checks); the orbit thrown out of the well
+// with no per-step test (kernels/driver/advance.hpp). The bounded orbits agree with the CPU as in
+// the tests above (energy errors are maxima over the same checks); the orbit thrown out of the well
 // runs off to infinity, and both backends must freeze it, at a finite state, near the same step
 // (the step of the overflow may move by one with the GPU's FMA rounding).
 TEST_F(CudaBackend, HenonHeilesBurstsBetweenChecksMatchCpu) {
@@ -616,7 +632,7 @@ TEST_F(CudaBackend, TangentDiagnosticsMatchCpu) {
 
 TEST_F(CudaBackend, DeviceNameNamesTheArchitecture) {
   const Case c = henon_heiles_case("verlet");
-  const auto engine = make_engine(make_request(c, Precision::kDouble, 1), BackendKind::kCuda);
+  const auto engine = make_case_engine(c, Precision::kDouble, 1, BackendKind::kCuda);
   EXPECT_EQ(engine->backend_name(), "cuda");
   EXPECT_NE(engine->device_name().find("(sm_"), std::string::npos) << engine->device_name();
 }
@@ -657,11 +673,11 @@ TEST(CudaBackendHarness, ImplicitScenariosAreMeaningfulOnTheCpu) {
 // Runs everywhere: without a device, asking for CUDA is a clear error and auto picks the CPU.
 TEST(CudaBackendAvailability, NoDeviceMeansClearErrorAndCpuForAuto) {
   const Case c = henon_heiles_case("verlet");
-  const EngineRequest r = make_request(c, Precision::kDouble, 1);
+  const EngineSpec r = make_spec(c, Precision::kDouble, 1);
   if (cuda_device_count() > 0) {
     EXPECT_EQ(resolve_backend(BackendKind::kAuto), BackendKind::kCuda);
     EXPECT_TRUE(cuda_unavailable_reason().empty());
-    EXPECT_NO_THROW((void)make_engine(r, BackendKind::kCuda));
+    EXPECT_NO_THROW((void)make_engine(r.integration, r.resources, BackendKind::kCuda));
     return;
   }
   EXPECT_FALSE(gpu_required()) << "VIGOR_REQUIRE_GPU=1 but no usable CUDA device: "
@@ -671,7 +687,7 @@ TEST(CudaBackendAvailability, NoDeviceMeansClearErrorAndCpuForAuto) {
   const std::string why = cuda_unavailable_reason();
   EXPECT_FALSE(why.empty());
   try {
-    (void)make_engine(r, BackendKind::kCuda);
+    (void)make_engine(r.integration, r.resources, BackendKind::kCuda);
     ADD_FAILURE() << "make_engine(kCuda) did not throw without a device";
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
@@ -679,5 +695,5 @@ TEST(CudaBackendAvailability, NoDeviceMeansClearErrorAndCpuForAuto) {
     EXPECT_NE(msg.find(why), std::string::npos) << "the message should say why: " << msg;
   }
   // The CPU backend is unaffected.
-  EXPECT_NO_THROW((void)make_engine(r, BackendKind::kCpu));
+  EXPECT_NO_THROW((void)make_engine(r.integration, r.resources, BackendKind::kCpu));
 }

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "host/checkpoint.hpp"
-#include "host/job.hpp"
-#include "host/run.hpp"
+#include "host/job/job.hpp"
+#include "host/run/checkpoint.hpp"
+#include "host/run/run.hpp"
 #include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;

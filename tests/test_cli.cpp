@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "host/registry.hpp"
+#include "host/backends/registry.hpp"
 
 namespace vigor::host {
 namespace {
@@ -230,12 +230,17 @@ std::vector<BadCase> bad_cases() {
       {"checkpoint_every_not_a_number", nullptr, "", "--checkpoint-every 10min",
        "error: --checkpoint-every: must be a number of seconds >= 0 (0: after every segment), got "
        "\"10min\""},
-      {"resume_with_a_job_file", nullptr, "", "--resume out", "error: --resume: takes the job from "
+      {"resume_with_a_job_file", nullptr, "", "--resume out",
+       "error: --resume: takes the job from "
        "the checkpoint; drop \"job.json\""},
-      {"resume_with_an_override", nullptr, "", "--precision float", "error: --resume: continues "
-       "with the settings of the interrupted run", "run", "--resume out"},
-      {"resume_nothing_to_resume", nullptr, "", "", "error: --resume: no interrupted run of "
-       "\"out\" to resume", "run", "--resume out"},
+      {"resume_with_an_override", nullptr, "", "--precision float",
+       "error: --resume: continues "
+       "with the settings of the interrupted run",
+       "run", "--resume out"},
+      {"resume_nothing_to_resume", nullptr, "", "",
+       "error: --resume: no interrupted run of "
+       "\"out\" to resume",
+       "run", "--resume out"},
       {"list_takes_no_arguments", nullptr, "", "--threads 3",
        "error: command: list takes no arguments, got \"foo\"", "list", "foo"},
   };

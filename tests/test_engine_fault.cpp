@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "host/cli.hpp"
+#include "host/cli/cli.hpp"
 #include "host/custom_model.hpp"
-#include "host/job.hpp"
-#include "host/run.hpp"
+#include "host/job/job.hpp"
+#include "host/run/run.hpp"
 #include "models/harmonic_oscillator.hpp"
 #include "tests/scratch_dir.hpp"
 
@@ -68,8 +68,8 @@ class FaultyEngine final : public Engine {
   std::unique_ptr<Engine> inner_;
 };
 
-std::unique_ptr<Engine> make_faulty_engine(const EngineRequest& r) {
-  auto inner = find_model("harmonic_oscillator")->make_cpu_engine(r);
+std::unique_ptr<Engine> make_faulty_engine(const Integration& s, const EngineResources& r) {
+  auto inner = find_model("harmonic_oscillator")->make_cpu_engine(s, r);
   if (!inner) return nullptr;
   return std::make_unique<FaultyEngine>(std::move(inner));
 }

@@ -1,6 +1,6 @@
 /// @file test_invariants.cpp
 /// @brief The cloud tests of phase-space area, the first Poincaré integral invariant and phase
-/// volume (host/invariants.hpp; the loop and parallelepiped ensembles).
+/// volume (host/output/invariants.hpp; the loop and parallelepiped ensembles).
 ///
 /// Quadratures on exact curves; the generated clouds; end-to-end runs in which symplectic schemes
 /// keep the loop's invariant to round-off while the controls (explicit Euler, RK4, Newmark with
@@ -23,10 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/invariants.hpp"
-#include "host/job.hpp"
-#include "host/registry.hpp"
-#include "host/run.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/output/invariants.hpp"
+#include "host/run/run.hpp"
 #include "kernels/sections.hpp"
 #include "tests/scratch_dir.hpp"
 
@@ -173,10 +173,10 @@ TEST(CloudEnsemble, LoopPointsAndItsSection) {
     EXPECT_EQ(job.ensemble.state[3 * 16 + j], 0.0);
   }
   // The cloud installs a stroboscopic section that records every sample.
-  EXPECT_TRUE(job.has_section);
-  EXPECT_EQ(job.section.kind, vigor::kernels::kSectionStroboscopic);
-  EXPECT_EQ(job.section.every, 100);
-  EXPECT_EQ(job.section.max_crossings, 10);
+  EXPECT_TRUE(job.has_section());
+  EXPECT_EQ(job.integration.section.kind, vigor::kernels::kSectionStroboscopic);
+  EXPECT_EQ(job.integration.section.every, 100);
+  EXPECT_EQ(job.integration.section.max_crossings, 10);
 }
 
 TEST(CloudEnsemble, PolygonSpreadsPointsByLengthWithEveryVertex) {
@@ -214,7 +214,7 @@ TEST(CloudEnsemble, ParallelepipedIsCenterAndItsEdges) {
     for (int i = 0; i < 5; ++i)
       EXPECT_EQ(job.ensemble.state[std::size_t(comp * 5 + i)],
                 c[std::size_t(comp)] + (i == comp + 1 ? 1e-6 * (comp + 1) : 0.0));
-  EXPECT_EQ(job.section.max_crossings, 10);
+  EXPECT_EQ(job.integration.section.max_crossings, 10);
 }
 
 // --- End to end ---------------------------------------------------------------------------------

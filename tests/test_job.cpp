@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "host/job.hpp"
-#include "host/registry.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
 #include "kernels/sections.hpp"
 
 namespace vigor::host {
@@ -76,21 +76,21 @@ TEST(Job, MinimalJobGetsEveryDefault) {
   const Json src = base_job();
   const Job job = parse_job(src.dump());
   EXPECT_EQ(job.source, src);
-  EXPECT_EQ(job.model, "henon_heiles");
-  ASSERT_EQ(job.params.size(), 2u);
-  EXPECT_EQ(job.params[0], 1.0);
-  EXPECT_EQ(job.params[1], -1.0 / 3.0);
-  EXPECT_EQ(job.integrator, "verlet");
-  EXPECT_EQ(job.dt, 0.01);
-  EXPECT_TRUE(job.options.empty());
-  EXPECT_EQ(job.newton_iterations, 0);
+  EXPECT_EQ(job.integration.model, "henon_heiles");
+  ASSERT_EQ(job.integration.params.size(), 2u);
+  EXPECT_EQ(job.integration.params[0], 1.0);
+  EXPECT_EQ(job.integration.params[1], -1.0 / 3.0);
+  EXPECT_EQ(job.integration.integrator, "verlet");
+  EXPECT_EQ(job.integration.dt, 0.01);
+  EXPECT_TRUE(job.integration.options.empty());
+  EXPECT_EQ(job.integration.newton_iterations, 0);
   EXPECT_EQ(job.steps, 1000);
   EXPECT_EQ(job.segment_steps, 1000);  // min(steps, 10000)
-  EXPECT_FALSE(job.has_section);
-  EXPECT_EQ(job.section.kind, 0);
-  EXPECT_EQ(job.escape_radius, 0.0);
+  EXPECT_FALSE(job.has_section());
+  EXPECT_EQ(job.integration.section.kind, 0);
+  EXPECT_EQ(job.integration.escape_radius, 0.0);
   EXPECT_EQ(job.backend, BackendKind::kAuto);
-  EXPECT_EQ(job.precision, Precision::kDouble);
+  EXPECT_EQ(job.integration.precision, Precision::kDouble);
   EXPECT_EQ(job.output_dir, "results/henon_heiles");
   EXPECT_EQ(job.ensemble.kind, "states");
   EXPECT_EQ(job.ensemble.count, 1);
@@ -121,19 +121,20 @@ TEST(Job, EverySettingIsRead) {
   j["precision"] = "float";
   j["output"] = {{"dir", "somewhere/else"}};
   const Job job = parse_job(j.dump());
-  EXPECT_EQ(job.params, (std::vector<double>{2.0, 1.0, 9.81}));  // kParams order: m, l, g
-  EXPECT_EQ(job.dt, 0.05);
-  EXPECT_EQ(job.newton_iterations, 7);
+  EXPECT_EQ(job.integration.params,
+            (std::vector<double>{2.0, 1.0, 9.81}));  // kParams order: m, l, g
+  EXPECT_EQ(job.integration.dt, 0.05);
+  EXPECT_EQ(job.integration.newton_iterations, 7);
   EXPECT_EQ(job.segment_steps, 10);
-  ASSERT_TRUE(job.has_section);
-  EXPECT_EQ(job.section.kind, kernels::kSectionPlane);
-  EXPECT_EQ(job.section.coordinate, 1);
-  EXPECT_EQ(job.section.value, -0.5);
-  EXPECT_EQ(job.section.direction, kernels::kDirDown);
-  EXPECT_EQ(job.section.max_crossings, 0);
-  EXPECT_EQ(job.escape_radius, 100.0);
+  ASSERT_TRUE(job.has_section());
+  EXPECT_EQ(job.integration.section.kind, kernels::kSectionPlane);
+  EXPECT_EQ(job.integration.section.coordinate, 1);
+  EXPECT_EQ(job.integration.section.value, -0.5);
+  EXPECT_EQ(job.integration.section.direction, kernels::kDirDown);
+  EXPECT_EQ(job.integration.section.max_crossings, 0);
+  EXPECT_EQ(job.integration.escape_radius, 100.0);
   EXPECT_EQ(job.backend, BackendKind::kCpu);
-  EXPECT_EQ(job.precision, Precision::kFloat);
+  EXPECT_EQ(job.integration.precision, Precision::kFloat);
   EXPECT_EQ(job.output_dir, "somewhere/else");
 }
 
@@ -141,20 +142,20 @@ TEST(Job, SectionDefaultsAndStroboscopic) {
   Json j = base_job();
   j["section"] = {{"coordinate", "q1"}};
   Job job = parse_job(j.dump());
-  EXPECT_EQ(job.section.kind, kernels::kSectionPlane);
-  EXPECT_EQ(job.section.coordinate, 1);
-  EXPECT_EQ(job.section.value, 0.0);
-  EXPECT_EQ(job.section.direction, kernels::kDirBoth);
-  EXPECT_EQ(job.section.max_crossings, 1000);
+  EXPECT_EQ(job.integration.section.kind, kernels::kSectionPlane);
+  EXPECT_EQ(job.integration.section.coordinate, 1);
+  EXPECT_EQ(job.integration.section.value, 0.0);
+  EXPECT_EQ(job.integration.section.direction, kernels::kDirBoth);
+  EXPECT_EQ(job.integration.section.max_crossings, 1000);
   j["section"] = {{"coordinate", "q0"}, {"direction", "up"}};
-  EXPECT_EQ(parse_job(j.dump()).section.direction, kernels::kDirUp);
+  EXPECT_EQ(parse_job(j.dump()).integration.section.direction, kernels::kDirUp);
 
   j["section"] = {{"stroboscopic", {{"every", 25}}}, {"max_crossings", 40}};
   job = parse_job(j.dump());
-  ASSERT_TRUE(job.has_section);
-  EXPECT_EQ(job.section.kind, kernels::kSectionStroboscopic);
-  EXPECT_EQ(job.section.every, 25);
-  EXPECT_EQ(job.section.max_crossings, 40);
+  ASSERT_TRUE(job.has_section());
+  EXPECT_EQ(job.integration.section.kind, kernels::kSectionStroboscopic);
+  EXPECT_EQ(job.integration.section.every, 25);
+  EXPECT_EQ(job.integration.section.max_crossings, 40);
 }
 
 TEST(Job, IntegratorOptionsInDeclarationOrderWithDefaults) {
@@ -163,15 +164,15 @@ TEST(Job, IntegratorOptionsInDeclarationOrderWithDefaults) {
   Json j = base_job();
   j["integrator"] = {{"name", "newmark"}, {"dt", 0.01}, {"beta", 0}, {"gamma", 0.6}};
   const Job job = parse_job(j.dump());
-  ASSERT_EQ(job.options.size(), newmark->options.size());
+  ASSERT_EQ(job.integration.options.size(), newmark->options.size());
   for (std::size_t i = 0; i < newmark->options.size(); ++i) {
     const std::string name = newmark->options[i].name;
-    EXPECT_EQ(job.options[i], name == "gamma" ? 0.6 : 0.0) << name;
+    EXPECT_EQ(job.integration.options[i], name == "gamma" ? 0.6 : 0.0) << name;
   }
   j["integrator"] = {{"name", "newmark"}, {"dt", 0.01}};
   const Job defaults = parse_job(j.dump());
   for (std::size_t i = 0; i < newmark->options.size(); ++i)
-    EXPECT_EQ(defaults.options[i], newmark->options[i].default_value);
+    EXPECT_EQ(defaults.integration.options[i], newmark->options[i].default_value);
 }
 
 TEST(Job, OverridesReplaceTheFileSettings) {
@@ -181,7 +182,7 @@ TEST(Job, OverridesReplaceTheFileSettings) {
   const Job job = parse_job(j.dump(), Overrides{"from_cli", "cpu", "float"});
   EXPECT_EQ(job.output_dir, "from_cli");
   EXPECT_EQ(job.backend, BackendKind::kCpu);
-  EXPECT_EQ(job.precision, Precision::kFloat);
+  EXPECT_EQ(job.integration.precision, Precision::kFloat);
   expect_error(j, "--backend", "got \"gpu\"", Overrides{"", "gpu", ""});
   expect_error(j, "--precision", "got \"half\"", Overrides{"", "", "half"});
   // The file must be valid as written even when the command line overrides the value.
@@ -193,7 +194,7 @@ TEST(Job, LoadJobReadsFilesAndNamesMissingOnes) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("vigor_test_job_" + std::to_string(::getpid()) + ".json");
   { std::ofstream(path) << base_job().dump(2); }
-  EXPECT_EQ(load_job(path.string()).model, "henon_heiles");
+  EXPECT_EQ(load_job(path.string()).integration.model, "henon_heiles");
   std::filesystem::remove(path);
   try {
     load_job(path.string());
@@ -384,7 +385,7 @@ TEST(Ensemble, SectionGridUsesTheSectionValueAndTheMass) {
     const double s[4] = {at(e, 0, i), at(e, 1, i), at(e, 2, i), at(e, 3, i)};
     EXPECT_EQ(s[1], 0.5);
     EXPECT_GT(s[3], 0.0);  // direction both solves for the positive root
-    EXPECT_NEAR(kepler->energy(job.params.data(), s), -0.5, 1e-14);
+    EXPECT_NEAR(kepler->energy(job.integration.params.data(), s), -0.5, 1e-14);
   }
 }
 
@@ -411,7 +412,7 @@ TEST(Ensemble, SectionGridPlacesFixedCoordinatesAndZeroesTheRest) {
     EXPECT_EQ(s[2], 0.0);   // the section value
     EXPECT_EQ(s[3], 0.05);  // fixed
     EXPECT_GT(s[5], 0.0);
-    EXPECT_NEAR(model->energy(job.params.data(), s), -0.3, 1e-14);
+    EXPECT_NEAR(model->energy(job.integration.params.data(), s), -0.3, 1e-14);
   }
 }
 
@@ -824,8 +825,9 @@ struct TempFile {
 std::string npy_bytes(const std::vector<double>& v, int rows, int cols, const std::string& descr,
                       bool fortran = false, std::string shape = "") {
   if (shape.empty()) shape = "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': " +
-                       (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::string out = std::string("\x93NUMPY", 6) + '\x01' + '\x00';
@@ -910,8 +912,8 @@ TEST(EnsembleFile, BadFilesNameTheKeyTheFileAndWhatIsWrong) {
   expect_error(file_job(garbage.path.string()), key, "not a NumPy .npy file");
   const TempFile three("three.npy", npy_bytes({0.0, 0.1, 0.35}, 1, 3, "<f8"));
   expect_error(file_job(three.path.string()), key, "has 3 columns, expected 4 (q0, q1, p0, p1)");
-  const TempFile nan("nan.npy", npy_bytes({0.0, 0.1, 0.35, 0.0, 0.0, std::nan(""), 0.3, 0.0}, 2, 4,
-                                          "<f8"));
+  const TempFile nan("nan.npy",
+                     npy_bytes({0.0, 0.1, 0.35, 0.0, 0.0, std::nan(""), 0.3, 0.0}, 2, 4, "<f8"));
   expect_error(file_job(nan.path.string()), key, "row 1, q1: must be finite, got nan");
   const TempFile nocol("nocol.csv", "q0,q1,p0\n0,0.1,0.35\n");
   expect_error(file_job(nocol.path.string()), key, "has no column 'p1'");
@@ -945,8 +947,8 @@ TEST(FuzzFindings, EmptyKeysAreNamed) {
 TEST(FuzzFindings, HugeSectionGridAxisIsRefusedBeforeAnyAllocation) {
   Json j = base_job();
   j["section"] = {{"coordinate", "q0"}};
-  j["ensemble"] = {{"section_grid",
-                    {{"energy", 0.1}, {"axes", {{"q1", {0, 1, 1e15}}, {"p1", {0, 1, 2}}}}}}};
+  j["ensemble"] = {
+      {"section_grid", {{"energy", 0.1}, {"axes", {{"q1", {0, 1, 1e15}}, {"p1", {0, 1, 2}}}}}}};
   expect_error(j, "ensemble.section_grid.axes", "2e15 trajectories is more than");
 }
 

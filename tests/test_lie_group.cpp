@@ -16,7 +16,7 @@
 
 #include "kernels/core/dual.hpp"
 #include "kernels/core/so3.hpp"
-#include "kernels/driver.hpp"
+#include "kernels/driver/advance.hpp"
 #include "kernels/integrators/protocol.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/variational_euler_so3.hpp"

@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "host/checkpoint.hpp"
-#include "host/hdf5_results.hpp"
-#include "host/job.hpp"
-#include "host/progress.hpp"
-#include "host/run.hpp"
-#include "host/series.hpp"
+#include "host/job/job.hpp"
+#include "host/output/hdf5_results.hpp"
+#include "host/output/series.hpp"
+#include "host/run/checkpoint.hpp"
+#include "host/run/progress.hpp"
+#include "host/run/run.hpp"
 #include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;

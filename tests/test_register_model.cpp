@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "host/custom_model.hpp"
-#include "host/job.hpp"
-#include "host/run.hpp"
+#include "host/job/job.hpp"
+#include "host/run/run.hpp"
 #include "models/henon_heiles.hpp"
 #include "models/pendulum.hpp"
 
@@ -35,7 +35,7 @@ struct HenonHeilesCopy : models::HenonHeiles<Real> {
   }
 };
 
-std::unique_ptr<Engine> no_engine(const EngineRequest&) { return nullptr; }
+std::unique_ptr<Engine> no_engine(const Integration&, const EngineResources&) { return nullptr; }
 
 /// A complete ModelInfo of the built-in pendulum under `name`, handled by verlet.
 ModelInfo pendulum_info(const std::string& name) {
@@ -104,7 +104,8 @@ struct Outcome {
 };
 
 Outcome run_cpu(const Job& job) {
-  std::unique_ptr<Engine> e = make_engine(make_request(job, RunOptions{}), BackendKind::kCpu);
+  std::unique_ptr<Engine> e = make_engine(
+      job.integration, engine_resources(RunOptions{}, BackendKind::kCpu), BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
   Outcome out;
   do e->launch(job.steps);

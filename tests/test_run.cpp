@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "host/job.hpp"
-#include "host/registry.hpp"
-#include "host/run.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/output/output_dir.hpp"
+#include "host/output/tables.hpp"
+#include "host/run/run.hpp"
 #include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -81,7 +83,7 @@ void expect_bitwise_equal(const Outcome& x, const Outcome& y) {
                            x.hits.values.size() * sizeof(double)));
 }
 
-/// sections.csv as the contract defines it, computed independently of host/output.cpp: rows
+/// sections.csv as the contract defines it, computed independently of host/output/tables.cpp: rows
 /// stably sorted by trajectory (drain order is chronological per trajectory), shortest
 /// round-trip numbers.
 std::string reference_sections_csv(const HitStore& hits, const std::vector<std::string>& names,
@@ -165,9 +167,9 @@ TEST(Run, RandomBoxRunsAreReproducible) {
 TEST(Run, SmallSectionBuffersLoseNothing) {
   const Job job = parse_job(kHenonHeilesJob);
   auto run_engine = [&](std::size_t budget) {
-    EngineRequest r = make_request(job, RunOptions{});
+    EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
     r.hit_buffer_bytes = budget;
-    auto e = make_engine(r, BackendKind::kCpu);
+    auto e = make_engine(job.integration, r, BackendKind::kCpu);
     e->upload(job.ensemble.state, job.ensemble.count);
     HitStore store;
     HitBlock block;
@@ -317,7 +319,7 @@ TEST(Run, SectionsCsvIsTheSortedHitsByteForByte) {
   const RunResult r = run_ensemble(job, opt, &hits);
   ASSERT_GT(hits.size(), std::size_t(2 * job.ensemble.count));
   run_job(job, opt, false);
-  const std::vector<std::string> names = find_model(job.model)->state_names;
+  const std::vector<std::string> names = find_model(job.integration.model)->state_names;
   EXPECT_EQ(read_text(dir.path / "out" / "sections.csv"),
             reference_sections_csv(hits, names, false));
   // The spill file is gone: the results directory holds the outputs and nothing else.
@@ -334,7 +336,7 @@ TEST(Run, SectionsCsvInPassesEqualsInMemory) {
   const Outcome o = run_with(kHenonHeilesJob, 0);
   const HitStore& hits = o.hits;
   const std::int64_t n = job.ensemble.count;
-  const std::vector<std::string> names = find_model(job.model)->state_names;
+  const std::vector<std::string> names = find_model(job.integration.model)->state_names;
   const std::size_t record = std::size_t(hits.dim + 1) * sizeof(double);
   std::vector<std::int64_t> counts(std::size_t(n), 0);
   for (auto t : hits.trajectory) ++counts[std::size_t(t)];

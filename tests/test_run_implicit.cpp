@@ -16,10 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/engine.hpp"
-#include "host/job.hpp"
-#include "host/registry.hpp"
-#include "host/run.hpp"
+#include "engine_hooks.hpp"
+#include "host/backends/engine.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/run/run.hpp"
 
 namespace fs = std::filesystem;
 using namespace vigor::host;
@@ -218,13 +219,13 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
     const ModelInfo* m = find_model(c.model);
     const IntegratorInfo* in = find_integrator(c.integrator);
     ASSERT_TRUE(m && in);
-    EngineRequest r;
-    r.model = c.model;
-    r.integrator = c.integrator;
-    for (const auto& p : m->params) r.params.push_back(p.default_value);
+    Integration s;
+    s.model = c.model;
+    s.integrator = c.integrator;
+    for (const auto& p : m->params) s.params.push_back(p.default_value);
     for (const auto& o : in->options)
-      r.options.push_back(std::string(o.name) == "beta" ? 0.25 : o.default_value);
-    r.dt = c.dt;
+      s.options.push_back(std::string(o.name) == "beta" ? 0.25 : o.default_value);
+    s.dt = c.dt;
     const std::int64_t n = std::int64_t(c.rows.size());
     std::vector<double> soa(std::size_t(m->dim) * std::size_t(n));
     for (std::int64_t i = 0; i < n; ++i)
@@ -232,8 +233,8 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
         soa[std::size_t(k * n + i)] = c.rows[std::size_t(i)][std::size_t(k)];
     FinalData f[2];
     for (int simd = 0; simd < 2; ++simd) {
-      r.cpu_simd = simd == 1;
-      auto e = make_engine(r, BackendKind::kCpu);
+      const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/simd == 0, false);
+      auto e = make_engine(s, EngineResources{}, BackendKind::kCpu);
       if (simd == 1) {
         EXPECT_GT(e->simd_lanes(), 1);
       }
@@ -278,9 +279,11 @@ TEST(RunImplicit, SectionGridSolvesTheMomentumOfANonSeparableLagrangian) {
     for (int c = 0; c < 4; ++c) s[c] = job.ensemble.state[std::size_t(c * n + i)];
     EXPECT_EQ(s[0], 0.0);
     // |H| ~ 3 (m g l terms), a few operations: 1e-14 is tens of ulps.
-    EXPECT_NEAR(m->energy(job.params.data(), s), -2.2, 1e-14) << "trajectory " << i;
+    EXPECT_NEAR(m->energy(job.integration.params.data(), s), -2.2, 1e-14) << "trajectory " << i;
     // dtheta1/dt = dH/dp1 > 0 for "up": by a central difference of H in p1.
     double sp[4] = {s[0], s[1], s[2] + 1e-6, s[3]}, sm[4] = {s[0], s[1], s[2] - 1e-6, s[3]};
-    EXPECT_GT(m->energy(job.params.data(), sp) - m->energy(job.params.data(), sm), 0.0);
+    EXPECT_GT(
+        m->energy(job.integration.params.data(), sp) - m->energy(job.integration.params.data(), sm),
+        0.0);
   }
 }

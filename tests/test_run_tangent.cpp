@@ -15,11 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/engine.hpp"
-#include "host/job.hpp"
-#include "host/registry.hpp"
-#include "host/run.hpp"
-#include "host/tangent_report.hpp"
+#include "engine_hooks.hpp"
+#include "host/backends/engine.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/output/tangent_report.hpp"
+#include "host/run/run.hpp"
 #include "kernels/tangent.hpp"
 
 namespace fs = std::filesystem;
@@ -71,7 +72,7 @@ TEST(RunTangent, JobKeyIsValidated) {
   j["diagnostics"] = Json::parse(R"([true])");
   expect_job_error(j, "diagnostics", "object");
   j["diagnostics"] = Json::parse(R"({"tangent": false})");
-  EXPECT_FALSE(parse_job(j.dump()).tangent);
+  EXPECT_FALSE(parse_job(j.dump()).integration.tangent);
   // Pairs whose tangent map is not built are refused by name, with the alternatives.
   Json q = Json::parse(R"({"model": {"name": "double_spherical_pendulum"},
       "integrator": {"name": "midpoint", "dt": 0.01}, "steps": 10,
@@ -169,10 +170,10 @@ TEST(RunTangent, SimdLanesAgreeWithTheScalarTangentDriver) {
   RunOptions opt;
   opt.threads = 1;
   opt.quiet = true;
-  EngineRequest r = make_request(job, opt);
   auto run = [&](bool simd) {
-    r.cpu_simd = simd;
-    auto engine = make_engine(r, BackendKind::kCpu);
+    const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, false);
+    auto engine =
+        make_engine(job.integration, engine_resources(opt, BackendKind::kCpu), BackendKind::kCpu);
     EXPECT_EQ(engine->simd_lanes() > 1, simd);
     return run_ensemble(job, opt, *engine, nullptr);
   };

@@ -1,7 +1,7 @@
-// Poincaré sections and per-trajectory bookkeeping through the real driver (kernels/driver.hpp):
-// crossing location by cubic Hermite interpolation against the exact harmonic oscillator,
-// direction filters, sections on a momentum, stroboscopic sampling, pausing on a full hit buffer,
-// the max_recorded limit, freezing on a non-finite energy, and escape.
+// Poincaré sections and per-trajectory bookkeeping through the real driver
+// (kernels/driver/advance.hpp): crossing location by cubic Hermite interpolation against the exact
+// harmonic oscillator, direction filters, sections on a momentum, stroboscopic sampling, pausing on
+// a full hit buffer, the max_recorded limit, freezing on a non-finite energy, and escape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "host/backends/ensemble_storage.hpp"
-#include "kernels/driver.hpp"
+#include "kernels/driver/advance.hpp"
 #include "kernels/integrators/rattle.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/yoshida6.hpp"

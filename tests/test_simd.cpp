@@ -4,17 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "host/job.hpp"
-#include "host/output.hpp"
-#include "host/registry.hpp"
-#include "host/run.hpp"
+#include "engine_hooks.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/output/hits.hpp"
+#include "host/run/run.hpp"
 #include "kernels/simd/pack.hpp"
 
 using namespace vigor::host;
@@ -31,11 +32,10 @@ struct Outcome {
 Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20,
             bool bursts = true) {
   const Job job = parse_job(text);
-  EngineRequest r = make_request(job, RunOptions{});
-  r.cpu_simd = simd;
-  r.bursts = bursts;
+  EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
   r.hit_buffer_bytes = hit_budget;
-  auto e = make_engine(r, BackendKind::kCpu);
+  const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, /*per_step=*/!bursts);
+  auto e = make_engine(job.integration, r, BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
   Outcome o;
   o.lanes = e->simd_lanes();
@@ -143,8 +143,8 @@ TEST(Simd, CrossingsPastTheLimitAreCountedLikeTheScalarPath) {
   // max_crossings = 3: later crossings are counted but neither located nor written; the block
   // driver claims hit slots when it finds a crossing and locates the claimed ones later, in
   // batches, so both the counters and the three recorded hits must still match the scalar path.
-  std::string job = with(
-      with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"), "DIRECTION", "both");
+  std::string job = with(with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"),
+                         "DIRECTION", "both");
   job = with(job, R"("direction": "both")", R"("direction": "both", "max_crossings": 3)");
   const Outcome simd = run(job, true);
   expect_identical(simd, run(job, false), 37);
@@ -200,7 +200,7 @@ TEST(Simd, BurstsBetweenChecksFreezeLikePerStepTesting) {
   // as bursts with no test and validate the end states; a burst that ends non-finite is undone
   // and retaken step by step. Orbits far above the escape energy run off to infinity at different
   // steps: with bursts, each must freeze at the same step and state as with per-step testing
-  // (EngineRequest::bursts = false), on the scalar path (the GPU's driver) and on the block path,
+  // (EngineTestHooks::per_step), on the scalar path (the GPU's driver) and on the block path,
   // for every explicit integrator (each updates q and p additively, which is what makes the
   // end-of-burst test enough). conservation_every = 5 ends most bursts at a check; 400 ends some
   // at the segment's end (1500 steps, not a multiple of 400), where the state itself is tested.
@@ -248,8 +248,8 @@ TEST(Simd, ConservationChecksEveryKStepsMatchTheScalarPath) {
   // the block driver must fold H only into the lanes that are due.
   const std::string hh = with(
       with(with(kHenonHeiles, "INTEGRATOR", "verlet"), "PRECISION", "double"), "DIRECTION", "up");
-  const std::string job =
-      with(hh, R"("escape_radius")", R"("diagnostics": {"conservation_every": 7}, "escape_radius")");
+  const std::string job = with(hh, R"("escape_radius")",
+                               R"("diagnostics": {"conservation_every": 7}, "escape_radius")");
   for (const std::size_t budget : {std::size_t(64) << 20, std::size_t(1)}) {
     SCOPED_TRACE(budget);
     expect_identical(run(job, true, budget), run(job, false, budget), 37);
@@ -406,8 +406,10 @@ void check_lane_bits() {
   }
   for (int l = 0; l < W; ++l) {  // set/[] round trip, lane by lane, in every register
     const T x = v[std::size_t(l % m)];
-    if (std::isnan(x)) EXPECT_TRUE(std::isnan(a[l])) << l;
-    else EXPECT_EQ(a[l], x) << l;
+    if (std::isnan(x))
+      EXPECT_TRUE(std::isnan(a[l])) << l;
+    else
+      EXPECT_EQ(a[l], x) << l;
   }
   std::uint64_t lt = 0, le = 0, gt = 0, ge = 0, eq = 0, fin = 0;
   for (int l = 0; l < W; ++l) {

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/driver.hpp"
+#include "kernels/driver/advance.hpp"
 #include "vigor/all_integrators.hpp"
 #include "vigor/all_models.hpp"
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "bench/cpu_suite.hpp"
-#include "host/array_file.hpp"
+#include "host/job/array_file.hpp"
 
 namespace {
 
@@ -72,9 +72,18 @@ double peak_flops(int threads) {
     V a4 = V{} + Real(5), a5 = V{} + Real(6), a6 = V{} + Real(7), a7 = V{} + Real(8);
     V a8 = V{} + Real(9), a9 = V{} + Real(10), a10 = V{} + Real(11), a11 = V{} + Real(12);
     for (std::int64_t k = 0; k < kIters; ++k) {
-      a0 = a0 * mul + add; a1 = a1 * mul + add; a2 = a2 * mul + add; a3 = a3 * mul + add;
-      a4 = a4 * mul + add; a5 = a5 * mul + add; a6 = a6 * mul + add; a7 = a7 * mul + add;
-      a8 = a8 * mul + add; a9 = a9 * mul + add; a10 = a10 * mul + add; a11 = a11 * mul + add;
+      a0 = a0 * mul + add;
+      a1 = a1 * mul + add;
+      a2 = a2 * mul + add;
+      a3 = a3 * mul + add;
+      a4 = a4 * mul + add;
+      a5 = a5 * mul + add;
+      a6 = a6 * mul + add;
+      a7 = a7 * mul + add;
+      a8 = a8 * mul + add;
+      a9 = a9 * mul + add;
+      a10 = a10 * mul + add;
+      a11 = a11 * mul + add;
     }
     const V t = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));
     for (int l = 0; l < kLanes; ++l) sink += double(t[l]);
@@ -98,16 +107,26 @@ int main(int argc, char** argv) {
       return argv[++k];
     };
     try {
-      if (a == "--variant") variant = value();
-      else if (a == "--precision") precision = value();
-      else if (a == "--init") init = value();
-      else if (a == "--out") out_path = value();
-      else if (a == "--steps") steps = std::stoll(value());
-      else if (a == "--dt") dt = std::stod(value());
-      else if (a == "--repeats") repeats = std::stoi(value());
-      else if (a == "--threads") threads = std::stoi(value());
-      else if (a == "--device") value();  // the CPU is the only device
-      else usage("unknown option " + a);
+      if (a == "--variant")
+        variant = value();
+      else if (a == "--precision")
+        precision = value();
+      else if (a == "--init")
+        init = value();
+      else if (a == "--out")
+        out_path = value();
+      else if (a == "--steps")
+        steps = std::stoll(value());
+      else if (a == "--dt")
+        dt = std::stod(value());
+      else if (a == "--repeats")
+        repeats = std::stoi(value());
+      else if (a == "--threads")
+        threads = std::stoi(value());
+      else if (a == "--device")
+        value();  // the CPU is the only device
+      else
+        usage("unknown option " + a);
     } catch (const std::logic_error&) {
       usage(a + ": not a number");
     }
@@ -121,7 +140,8 @@ int main(int argc, char** argv) {
   if (variant != "odeint" && variant != "simd") usage("--variant: expected odeint, simd or peak");
   if (precision != "fp64" && precision != "fp32") usage("--precision: expected fp64 or fp32");
   if (init.empty() || out_path.empty()) usage("--init and --out are required");
-  if (steps < 1 || repeats < 1 || threads < 1 || !(dt > 0)) usage("steps, repeats, threads, dt > 0");
+  if (steps < 1 || repeats < 1 || threads < 1 || !(dt > 0))
+    usage("steps, repeats, threads, dt > 0");
 #if !defined(VIGOR_BENCH_ODEINT)
   if (variant == "odeint") {
     std::fprintf(stderr, "error: built without Boost.Odeint\n");
@@ -164,12 +184,11 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
       return s + "]";
     };
-    std::string notes = variant == "simd"
-                            ? "lanes " + std::to_string(last.block_lanes)
+    std::string notes = variant == "simd" ? "lanes " + std::to_string(last.block_lanes)
 #if defined(VIGOR_BENCH_ODEINT)
-                            : odeint_version();
+                                          : odeint_version();
 #else
-                            : std::string();
+                                          : std::string();
 #endif
     std::printf(
         "{\"kernel_s\": %s, \"end_to_end_s\": %s, \"device\": \"cpu: %d threads\", "

@@ -12,7 +12,8 @@
 
 #if defined(TODA_WITH_CUDA)
 // toda_cuda.cu: the same model and integrators, compiled by nvcc (CMake option TODA_WITH_CUDA).
-std::unique_ptr<vigor::host::Engine> toda_cuda_engines(const vigor::host::EngineRequest& r);
+std::unique_ptr<vigor::host::Engine> toda_cuda_engines(const vigor::host::Integration& s,
+                                                       const vigor::host::EngineResources& r);
 #endif
 
 int main(int argc, char** argv) {

@@ -3,7 +3,8 @@
 #include "host/custom_model_cuda.cuh"
 #include "toda_lattice.hpp"
 
-std::unique_ptr<vigor::host::Engine> toda_cuda_engines(const vigor::host::EngineRequest& r) {
+std::unique_ptr<vigor::host::Engine> toda_cuda_engines(const vigor::host::Integration& s,
+                                                       const vigor::host::EngineResources& r) {
   return vigor::host::make_cuda_engine_among<toda::TodaLattice, vigor::kernels::StormerVerlet,
-                                             vigor::kernels::Yoshida4>(r);
+                                             vigor::kernels::Yoshida4>(s, r);
 }

@@ -3,11 +3,12 @@
 /// lanes, with the shared model and integrator code instantiated on Pack<Real, W> (one register).
 ///
 /// The arrays have exactly the device layout (SoA), so a block of W consecutive trajectories is one
-/// vector load per state component. Blocks run kernels::advance_block (kernels/simd/), the last
-/// partial block too (its missing lanes start inactive); pairs without a lane path run the scalar
-/// kernels::advance_trajectory the CUDA kernel calls. Every lane computes what the scalar path
-/// computes, bit for bit. Trajectories are independent, so results
-/// do not depend on the thread count, the schedule or the lane width.
+/// vector load per state component. Blocks run kernels::advance_lanes on kernels::PackLanes
+/// (kernels/simd/pack_lanes.hpp), the last partial block too (its missing lanes start inactive);
+/// pairs without a lane form run the same driver on kernels::ScalarLanes, one trajectory at a
+/// time, as a GPU thread does. Every lane computes what the scalar lanes compute, bit for bit.
+/// Trajectories are independent, so results do not depend on the thread count, the schedule or
+/// the lane width.
 #pragma once
 
 #include <omp.h>
@@ -19,11 +20,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "host/backends/engine.hpp"
 #include "host/backends/engine_common.hpp"
 #include "host/backends/ensemble_storage.hpp"
-#include "host/engine.hpp"
-#include "kernels/driver.hpp"
-#include "kernels/simd/driver_block.hpp"
+#include "kernels/driver/advance.hpp"
+#include "kernels/simd/pack_lanes.hpp"
 
 namespace vigor::host {
 
@@ -33,60 +34,64 @@ class CpuEngine final : public Engine {
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
   static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
   /// Lanes need a separable (q, p) model and a step without data-dependent branches. Other pairs
-  /// run one trajectory per thread iteration through the scalar driver: the rigid body on SO(3)
-  /// has no Phase, and a general Lagrangian's nested-dual Jacobians on 16-lane packs would spill
-  /// registers and multiply compile time for little gain.
+  /// run one trajectory at a time on the scalar lanes: the rigid body on SO(3) has no Phase, and
+  /// a general Lagrangian's nested-dual Jacobians on 16-lane packs would spill registers and
+  /// multiply compile time for little gain.
   static constexpr bool kSimd = kernels::SeparableModel<M> && kernels::integrator_lane_safe<I>;
   /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
   /// defects they measure, and the instantiations double the build time.
   static constexpr bool kTangent = kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
+  /// The integrator of the tangent-map step (kernels::tangent_integrator_t).
+  using TangentStep = kernels::tangent_integrator_t<I, M, Real>;
   /// Tangent maps in lanes too when the plain step takes a dual state (the explicit splitting
-  /// schemes: kernels::tangent_integrator_t); implicit steps on duals of packs stay scalar.
+  /// schemes); implicit steps on duals of packs stay scalar.
   static constexpr bool kSimdTangent =
-      kSimd && kTangent &&
-      !kernels::is_dual_v<kernels::real_t<kernels::tangent_integrator_t<I, M, Real>>>;
-  /// A block is kLanes trajectories. Explicit steps take them as kLanes / kPackLanes sub-blocks
-  /// of one register each, stepped one after the other (kernels/simd/driver_block.hpp says why).
-  /// Implicit steps keep their registers side by side in one Pack: a step of Newton iterations is
-  /// longer than the core's out-of-order window, so sub-blocks stepped in turn no longer overlap
-  /// (midpoint with 3 iterations on Hénon–Heiles, FP64: 2.85e8 -> 1.99e8 trajectory-steps/s).
+      kSimd && kTangent && !kernels::is_dual_v<kernels::real_t<TangentStep>>;
+  /// A block is kLanes trajectories. Explicit steps take them as sub-blocks of one register each,
+  /// stepped one after the other (kernels::advance_lanes says why). Implicit steps keep their
+  /// registers side by side in one Pack: a step of Newton iterations is longer than the core's
+  /// out-of-order window, so sub-blocks stepped in turn no longer overlap (docs/performance.md).
   static constexpr int kLanes = kernels::block_lanes<Real>();
-  static constexpr bool kExplicitStep = kernels::default_newton_iterations<I> == 0;
-  static constexpr int kPackLanes = kExplicitStep ? kernels::native_lanes<Real>() : kLanes;
+  static constexpr bool kExplicitStep = !kernels::integrator_solves<I>;
+  static constexpr int kRegisterLanes = kExplicitStep ? kernels::native_lanes<Real>() : kLanes;
   /// Segments that run bursts (kernels::segment_allows_bursts; explicit steps only) take blocks
   /// of more sub-blocks: a burst keeps only the states live, so more chains fit in the registers
-  /// (kernels::burst_block_lanes). The per-step iterations of such a segment (its conservation
-  /// checks) then spill, which costs little at one check in K steps. Where kBurstLanes == kLanes
-  /// there is no second instantiation of the block driver.
+  /// (kernels::burst_block_lanes). Where kBurstLanes == kLanes the two are one instantiation.
   static constexpr int kBurstLanes = kExplicitStep ? kernels::burst_block_lanes<Real>() : kLanes;
-  using P = kernels::Pack<Real, kPackLanes>;
+  using Lanes = kernels::PackLanes<Real, kRegisterLanes, kLanes / kRegisterLanes>;
+  using BurstLanes = kernels::PackLanes<Real, kRegisterLanes, kBurstLanes / kRegisterLanes>;
+  using Pack = typename Lanes::Real;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
   // a model or integrator that does not support it is ever compiled.
-  using MP = std::conditional_t<kSimd, kernels::rebind_t<M, P>, M>;
-  using IP = std::conditional_t<kSimd, kernels::rebind_t<I, P>, I>;
+  using ModelOnLanes = std::conditional_t<kSimd, kernels::rebind_t<M, Pack>, M>;
+  using StepOnLanes = std::conditional_t<kSimd, kernels::rebind_t<I, Pack>, I>;
   /// Tangent blocks are one register wide: a dual number carries 1 + K packs (K = 2 dof), so
-  /// Hénon–Heiles' dual Phase is 30 packs — 60 registers at two per pack, spilled to the stack
-  /// every step, 30 at one, which nearly fit AVX-512's 32 (docs/performance.md, tangent section).
-  static constexpr int kTangentLanes = kernels::native_lanes<Real>();
-  using PT = kernels::Pack<Real, kTangentLanes>;
-  using MPT = std::conditional_t<kSimdTangent, kernels::rebind_t<M, PT>, M>;
-  using IPT = std::conditional_t<kSimdTangent, kernels::rebind_t<I, PT>, I>;
+  /// Hénon–Heiles' dual Phase is 30 packs, which nearly fit AVX-512's 32 registers at one per
+  /// pack and spill at two (docs/performance.md, tangent section).
+  using TangentLanes = kernels::PackLanes<Real, kernels::native_lanes<Real>(), 1>;
+  using TangentPack = typename TangentLanes::Real;
+  using ModelOnTangentLanes =
+      std::conditional_t<kSimdTangent, kernels::rebind_t<M, TangentPack>, M>;
+  using StepOnTangentLanes = std::conditional_t<kSimdTangent, kernels::rebind_t<I, TangentPack>, I>;
 
-  explicit CpuEngine(const EngineRequest& r)
-      : request_(r),
-        model_pack_(MP::from_params(r.params.data())),
-        integrator_pack_(IP::from_options(r.options.data())),
-        model_tangent_pack_(MPT::from_params(r.params.data())),
-        integrator_tangent_pack_(IPT::from_options(r.options.data())) {
-    kernels::set_newton_iterations(integrator_pack_, r.newton_iterations);
-    kernels::set_newton_iterations(integrator_tangent_pack_, r.newton_iterations);
+  CpuEngine(const Integration& s, const EngineResources& r)
+      : integration_(s),
+        resources_(r),
+        hooks_(engine_test_hooks()),
+        model_lanes_(ModelOnLanes::from_params(s.params.data())),
+        step_lanes_(StepOnLanes::from_options(s.options.data())),
+        model_tangent_lanes_(ModelOnTangentLanes::from_params(s.params.data())),
+        step_tangent_lanes_(StepOnTangentLanes::from_options(s.options.data())) {
+    kernels::set_newton_iterations(step_lanes_, s.newton_iterations);
+    kernels::set_newton_iterations(step_tangent_lanes_, s.newton_iterations);
   }
 
   int simd_lanes() const override {
-    if (!request_.cpu_simd) return 1;
-    if (request_.tangent) return kSimdTangent ? kTangentLanes : 1;
+    if (!lanes_on()) return 1;
+    if (integration_.tangent) return kSimdTangent ? TangentLanes::NB : 1;
     if (!kSimd) return 1;
-    return bursts(EngineSetup<M, I, Real>(request_, 0, 0).params) ? kBurstLanes : kLanes;
+    return bursts(segment_params<Real>(integration_, 0, 0, !hooks_.per_step)) ? kBurstLanes
+                                                                              : kLanes;
   }
 
   int dim() const override { return kDim; }
@@ -99,22 +104,22 @@ class CpuEngine final : public Engine {
       throw std::invalid_argument("CpuEngine::upload: expected " + std::to_string(kDim) + " x " +
                                   std::to_string(n) + " state values, got " +
                                   std::to_string(state_soa.size()));
-    setup_ = std::make_unique<Setup>(request_, n, request_.hit_buffer_bytes);
+    setup_ = std::make_unique<Setup>(integration_, n, resources_.hit_buffer_bytes, hooks_);
     n_ = n;
     store_.allocate(n, kDim, kMaps, setup_->params.hit_capacity);
-    if (request_.tangent && !kTangent)
+    if (integration_.tangent && !kTangent)
       throw std::invalid_argument("CpuEngine: tangent maps of this pair are not built");
-    if (request_.tangent) store_.allocate_tangent(n, kDim, Setup::kPartials);
+    if (integration_.tangent) store_.allocate_tangent(n, kDim, Setup::kPartials);
     for (std::size_t k = 0; k < state_soa.size(); ++k) store_.state[k] = Real(state_soa[k]);
     const auto a = store_.arrays();
     const M model = setup_->model;
     if constexpr (kTangent) {
-      if (request_.tangent) {
-        const auto integrator_d = setup_->integrator_d;
+      if (integration_.tangent) {
+        const auto tangent_step = setup_->tangent_step;
         const Real h = setup_->params.h;
 #pragma omp parallel for schedule(static) num_threads(threads())
         for (std::int64_t i = 0; i < n; ++i)
-          kernels::initial_energy_tangent(model, integrator_d, h, a, n, i);
+          kernels::initial_energy_tangent(model, tangent_step, h, a, n, i);
         return;
       }
     }
@@ -127,51 +132,25 @@ class CpuEngine final : public Engine {
   void launch(std::int64_t end_step) override {
     setup_->params.end_step = end_step;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto a = store_.arrays();
-    const M model = setup_->model;
-    const I integrator = setup_->integrator;
-    const kernels::SegmentParams<Real> sp = setup_->params;
-    const MP model_pack = model_pack_;
-    const IP integrator_pack = integrator_pack_;
-    // Dynamic chunks: frozen or paused trajectories cost nothing, so work per index varies.
-    if (request_.tangent) {
+    const Setup& setup = *setup_;
+    const kernels::SegmentParams<Real>& sp = setup.params;
+    // Dynamic chunks: frozen or paused trajectories cost nothing, so work per block varies.
+    if (integration_.tangent) {
       if constexpr (kTangent) {
-        const auto integrator_d = setup_->integrator_d;
-        bool lanes = false;
-        if constexpr (kSimdTangent) {
-          if (request_.cpu_simd) {
-            lanes = true;
-            constexpr int W = kTangentLanes;
-            const MPT model_tp = model_tangent_pack_;
-            const IPT integrator_tp = integrator_tangent_pack_;
-            const std::int64_t blocks = (n_ + W - 1) / W;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads())
-            for (std::int64_t b = 0; b < blocks; ++b) {
-              const std::int64_t i0 = b * W;
-              const int valid = int(n_ - i0 < W ? n_ - i0 : W);
-              kernels::advance_block<MPT, M, IPT, Real, W, 1, true>(
-                  model_tp, model, integrator_tp, sp, a, i0, valid, integrator_d);
-            }
-          }
-        }
-        if (!lanes) {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads())
-          for (std::int64_t i = 0; i < n_; ++i)
-            kernels::advance_trajectory_tangent(model, integrator_d, sp, a, i);
-        }
-      }
-    } else if (kSimd && request_.cpu_simd) {
-      // Every trajectory, the last partial block's too, takes the lane path.
-      if constexpr (kSimd) {
-        if (bursts(sp))
-          advance_blocks<kBurstLanes>(model_pack, model, integrator_pack, sp, a);
+        if (kSimdTangent && lanes_on())
+          advance<TangentLanes, true>(model_tangent_lanes_, step_tangent_lanes_, setup.tangent_step,
+                                      8);
         else
-          advance_blocks<kLanes>(model_pack, model, integrator_pack, sp, a);
+          advance<Scalar, true>(setup.model, setup.tangent_step, setup.tangent_step, 16);
       }
+    } else if (kSimd && lanes_on()) {
+      // Every trajectory, the last partial block's too, takes the lane path.
+      if (bursts(sp))
+        advance<BurstLanes, false>(model_lanes_, step_lanes_, setup.integrator, 4);
+      else
+        advance<Lanes, false>(model_lanes_, step_lanes_, setup.integrator, 4);
     } else {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads())
-      for (std::int64_t i = 0; i < n_; ++i)
-        kernels::advance_trajectory(model, integrator, sp, a, i);
+      advance<Scalar, false>(setup.model, setup.integrator, setup.integrator, 64);
     }
     kernel_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -241,34 +220,48 @@ class CpuEngine final : public Engine {
   }
 
  private:
-  int threads() const { return request_.threads > 0 ? request_.threads : omp_get_max_threads(); }
+  using Scalar = kernels::ScalarLanes<Real>;
+
+  /// SIMD lanes where the pair has them (the tests' scalar reference turns them off).
+  bool lanes_on() const { return !hooks_.scalar_lanes; }
+
+  int threads() const {
+    return resources_.threads > 0 ? resources_.threads : omp_get_max_threads();
+  }
 
   /// Whether a segment's blocks run bursts, and so take kBurstLanes lanes.
   static bool bursts(const kernels::SegmentParams<Real>& sp) {
     return kExplicitStep && kernels::segment_allows_bursts(sp);
   }
 
-  /// Advance every block of NB lanes (NB / kPackLanes sub-blocks) to sp.end_step.
-  template <int NB>
-  void advance_blocks(const MP& model_pack, const M& model, const IP& integrator_pack,
-                      const kernels::SegmentParams<Real>& sp,
-                      const kernels::EnsembleArrays<Real>& a) {
-    const std::int64_t blocks = (n_ + NB - 1) / NB;
-    // Dynamic chunks: frozen or paused trajectories cost nothing, so work per block varies.
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads())
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      const std::int64_t i0 = b * NB;
-      const int valid = int(n_ - i0 < NB ? n_ - i0 : NB);
-      kernels::advance_block<MP, M, IP, Real, kPackLanes, NB / kPackLanes>(
-          model_pack, model, integrator_pack, sp, a, i0, valid);
+  /// Advance every block of L::NB trajectories to the segment's end step on the lane type L, in
+  /// dynamic chunks of `chunk` blocks. Only the pairs that have L are compiled: with no lane form
+  /// (kSimd false), the pack lane types would be instantiated on the scalar model.
+  template <class L, bool kT, class MP, class IP, class IDS>
+  void advance(const MP& model_lanes, const IP& step_lanes, const IDS& tangent_step, int chunk) {
+    constexpr bool kPacks = !std::is_same_v<L, Scalar>;
+    if constexpr (!kPacks || (kT ? kSimdTangent : kSimd)) {
+      const kernels::SegmentParams<Real> sp = setup_->params;
+      const auto a = store_.arrays();
+      const M model = setup_->model;
+      const std::int64_t blocks = (n_ + L::NB - 1) / L::NB;
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(threads())
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t i0 = b * L::NB;
+        const int valid = int(n_ - i0 < L::NB ? n_ - i0 : L::NB);
+        kernels::advance_lanes<L, kT>(model_lanes, model, step_lanes, tangent_step, sp, a, i0,
+                                      valid);
+      }
     }
   }
 
-  EngineRequest request_;
-  MP model_pack_;
-  IP integrator_pack_;
-  MPT model_tangent_pack_;
-  IPT integrator_tangent_pack_;
+  Integration integration_;
+  EngineResources resources_;
+  EngineTestHooks hooks_;  ///< as the engine was constructed with (off in a run)
+  ModelOnLanes model_lanes_;
+  StepOnLanes step_lanes_;
+  ModelOnTangentLanes model_tangent_lanes_;
+  StepOnTangentLanes step_tangent_lanes_;
   using Setup = EngineSetup<M, I, Real>;
   std::unique_ptr<Setup> setup_;
   std::int64_t n_ = 0;

@@ -21,8 +21,9 @@
 /// naming the call, file and line); every launch is followed by VIGOR_CUDA_CHECK_LAUNCH. Thrust
 /// algorithms throw thrust::system_error (a std::runtime_error) themselves.
 ///
-/// Device selection: cuda_device_for_process() — device 0 of those CUDA_VISIBLE_DEVICES exposes
-/// for a plain process, local rank k mod the device count for MPI ranks. Compiled by nvcc only,
+/// Device selection: cuda_device_for_process(EngineResources::node_rank) — device 0 of those
+/// CUDA_VISIBLE_DEVICES exposes for a plain process, local rank k mod the device count for MPI
+/// ranks. Compiled by nvcc only,
 /// in the generated per-model TUs.
 #pragma once
 
@@ -42,16 +43,18 @@
 #include <type_traits>
 #include <vector>
 
+#include "host/backends/engine.hpp"
 #include "host/backends/engine_common.hpp"
 #include "host/backends/ensemble_storage.hpp"
-#include "host/engine.hpp"
 #include "kernels/cuda/check.cuh"
 #include "kernels/cuda/segment_kernel.cuh"
-#include "kernels/driver.hpp"
+#include "kernels/driver/advance.hpp"
 
 namespace vigor::host {
 
-int cuda_device_for_process();  // host/backends/cuda_runtime.cu
+/// The GPU of a process that is rank `node_rank` among the ranks of its node (-1: not started as
+/// ranks); host/backends/cuda_runtime.cu.
+int cuda_device_for_process(int node_rank);
 
 template <class T, class Alloc>
 struct RawPointer<thrust::device_vector<T, Alloc>> {
@@ -79,10 +82,10 @@ class CudaEngine final : public Engine {
   static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
   /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
   /// defects they measure, and the instantiations double the build time.
-  static constexpr bool kTangent =
-      kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
+  static constexpr bool kTangent = kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
 
-  explicit CudaEngine(const EngineRequest& r) : request_(r), device_(cuda_device_for_process()) {
+  CudaEngine(const Integration& s, const EngineResources& r)
+      : integration_(s), resources_(r), device_(cuda_device_for_process(r.node_rank)) {
     VIGOR_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp prop{};
     VIGOR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -116,7 +119,8 @@ class CudaEngine final : public Engine {
                                   std::to_string(n) + " state values, got " +
                                   std::to_string(state_soa.size()));
     bind();
-    setup_ = std::make_unique<EngineSetup<M, I, Real>>(request_, n, request_.hit_buffer_bytes);
+    setup_ = std::make_unique<EngineSetup<M, I, Real>>(integration_, n, resources_.hit_buffer_bytes,
+                                                       hooks_);
     n_ = n;
     const std::size_t un = std::size_t(n);
     const int cap = setup_->params.hit_capacity;
@@ -124,29 +128,29 @@ class CudaEngine final : public Engine {
     const std::vector<Real> h_state(state_soa.begin(), state_soa.end());
     try {
       d_.allocate(n, kDim, kMaps, cap);
-      if (request_.tangent) d_.allocate_tangent(n, kDim, EngineSetup<M, I, Real>::kPartials);
+      if (integration_.tangent) d_.allocate_tangent(n, kDim, EngineSetup<M, I, Real>::kPartials);
       d_offset_.resize(cap > 0 ? un : 0);
       release(d_dense_values_);
       release(d_dense_trajectory_);
     } catch (const std::bad_alloc&) {
       const double per_traj = double(kDim + kMaps + 4) * sizeof(Real) + 3.0 * 8 + 2.0 * 4 +
                               double(cap) * (kDim + 1) * sizeof(Real) + (cap > 0 ? 8.0 : 0.0) +
-                              (request_.tangent ? double(EngineSetup<M, I, Real>::kPartials +
-                                                         kernels::kTangentAccCount +
-                                                         kernels::kTangentOutCount + kDim) *
-                                                      sizeof(Real)
-                                                : 0.0);
+                              (integration_.tangent ? double(EngineSetup<M, I, Real>::kPartials +
+                                                             kernels::kTangentAccCount +
+                                                             kernels::kTangentOutCount + kDim) *
+                                                          sizeof(Real)
+                                                    : 0.0);
       throw std::runtime_error(
           "CUDA backend: out of device memory for " + std::to_string(n) + " trajectories (about " +
           std::to_string(per_traj * double(n) / double(1 << 20)) + " MiB) on " + device_name_);
     }
     copy_to_device(d_.state, h_state.data(), h_state.size());
-    if (request_.tangent && !kTangent)
+    if (integration_.tangent && !kTangent)
       throw std::invalid_argument("CudaEngine: tangent maps of this pair are not built");
     bool seeded = false;
     if constexpr (kTangent) {
-      if (request_.tangent) {
-        kernels::launch_initial_tangent(setup_->model, setup_->integrator_d, setup_->params.h,
+      if (integration_.tangent) {
+        kernels::launch_initial_tangent(setup_->model, setup_->tangent_step, setup_->params.h,
                                         arrays(), n_);
         seeded = true;
       }
@@ -162,14 +166,13 @@ class CudaEngine final : public Engine {
     VIGOR_CUDA_CHECK(cudaEventRecord(start_, nullptr));
     bool done = false;
     if constexpr (kTangent) {
-      if (request_.tangent) {
-        kernels::launch_segment_tangent(setup_->model, setup_->integrator_d, setup_->params,
+      if (integration_.tangent) {
+        kernels::launch_segment_tangent(setup_->model, setup_->tangent_step, setup_->params,
                                         arrays());
         done = true;
       }
     }
-    if (!done)
-      kernels::launch_segment(setup_->model, setup_->integrator, setup_->params, arrays());
+    if (!done) kernels::launch_segment(setup_->model, setup_->integrator, setup_->params, arrays());
     VIGOR_CUDA_CHECK(cudaEventRecord(stop_, nullptr));
     // Errors raised while the kernel ran (an illegal address, say) are reported here.
     VIGOR_CUDA_CHECK(cudaEventSynchronize(stop_));
@@ -228,7 +231,7 @@ class CudaEngine final : public Engine {
     f.crossings = to_host_vector(d_.crossings);
     f.recorded = to_host_vector(d_.recorded);
     f.status = to_host_vector(d_.status);
-    if (request_.tangent) f.tangent_out = to_double(d_.tangent_out);
+    if (integration_.tangent) f.tangent_out = to_double(d_.tangent_out);
     return f;
   }
 
@@ -260,7 +263,7 @@ class CudaEngine final : public Engine {
   std::vector<double> tangent_snapshot() override {
     require_upload("tangent_snapshot");
     bind();
-    return request_.tangent ? to_double(d_.tangent_out) : std::vector<double>{};
+    return integration_.tangent ? to_double(d_.tangent_out) : std::vector<double>{};
   }
 
  private:
@@ -320,7 +323,9 @@ class CudaEngine final : public Engine {
 
   kernels::EnsembleArrays<Real> arrays() { return d_.arrays(); }
 
-  EngineRequest request_;
+  Integration integration_;
+  EngineResources resources_;
+  EngineTestHooks hooks_ = engine_test_hooks();  ///< as the engine was constructed with
   int device_ = 0;
   std::string device_name_;
   cudaEvent_t start_ = nullptr;

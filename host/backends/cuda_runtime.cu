@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "host/comm.hpp"
+#include "host/backends/engine.hpp"
 
 namespace vigor::host {
 
@@ -59,14 +59,13 @@ int cuda_runtime_device_count(std::string* why) {
   return p.count;
 }
 
-int cuda_device_for_process() {
+int cuda_device_for_process(int node_rank) {
   // Ranks of a node take the GPUs it exposes in turn (local rank k: GPU k mod count). With fewer
   // GPUs than ranks, ranks share a GPU rather than fall back to the CPU: every trajectory then
   // runs on the backend a one-process run uses, so the results stay identical to it. A launcher
   // that binds one GPU per task (Slurm's --gpus-per-task) exposes one: device 0.
   const int count = cached_probe().count;
-  const int local = comm::node_local_rank();
-  return count > 0 && local > 0 ? local % count : 0;
+  return count > 0 && node_rank > 0 ? node_rank % count : 0;
 }
 
 }  // namespace vigor::host

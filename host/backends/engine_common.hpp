@@ -1,16 +1,46 @@
 /// @file engine_common.hpp
-/// @brief What the CPU and CUDA engines share: building the model, the integrator and the segment
-/// parameters from a request, and unpacking drained hits. Host-only.
+/// @brief What the CPU and CUDA engines share: the model, the integrators and the kernels'
+/// segment parameters made from an Integration (the one place SegmentParams are filled), and
+/// unpacking drained hits. Host-only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "host/engine.hpp"
-#include "kernels/driver.hpp"
+#include "host/backends/engine.hpp"
+#include "host/backends/test_hooks.hpp"
+#include "kernels/driver/segment.hpp"
+#include "kernels/integrators/protocol.hpp"
+#include "kernels/tangent.hpp"
 
 namespace vigor::host {
 
+/// The kernels' parameters of a segment of n trajectories of the integration, with `hit_capacity`
+/// section-buffer slots each (end_step is set per launch); `bursts` false only for the tests'
+/// per-step reference (EngineTestHooks::per_step).
+template <class Real>
+kernels::SegmentParams<Real> segment_params(const Integration& s, std::int64_t n, int hit_capacity,
+                                            bool bursts = true) {
+  kernels::SegmentParams<Real> p;
+  p.n = n;
+  p.h = Real(s.dt);
+  p.section_kind = s.section.kind;
+  p.section_coord = s.section.coordinate;
+  p.section_direction = s.section.direction;
+  p.section_value = Real(s.section.value);
+  p.stroboscopic_every = s.section.every > 0 ? s.section.every : 1;
+  p.max_recorded = s.section.max_crossings;
+  p.hit_capacity = hit_capacity;
+  p.escape_radius2 = s.escape_radius > 0 ? Real(s.escape_radius * s.escape_radius) : Real(-1);
+  p.newton_tolerance = s.newton_tolerance > 0 ? Real(s.newton_tolerance) : Real(-1);
+  p.conservation_every = s.conservation_every > 0 ? s.conservation_every : 1;
+  p.bursts = bursts;
+  return p;
+}
+
+/// The model, the integrator (plain and for the tangent-map step) and the segment parameters of
+/// an engine for n trajectories.
 template <class M, class I, class Real>
 struct EngineSetup {
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
@@ -18,32 +48,22 @@ struct EngineSetup {
   /// Partials stored per trajectory when the tangent map is on.
   static constexpr int kPartials = TOps::kStored * TOps::K;
   /// The integrator of the tangent-map step (kernels::tangent_integrator_t).
-  using IntegratorD = kernels::tangent_integrator_t<I, M, Real>;
+  using TangentStep = kernels::tangent_integrator_t<I, M, Real>;
   M model;
   I integrator;
-  IntegratorD integrator_d;
+  TangentStep tangent_step;
   kernels::SegmentParams<Real> params;
 
-  EngineSetup(const EngineRequest& r, std::int64_t n, std::size_t budget)
-      : model(M::from_params(r.params.data())),
-        integrator(I::from_options(r.options.data())),
-        integrator_d(IntegratorD::from_options(r.options.data())) {
-    kernels::set_newton_iterations(integrator, r.newton_iterations);
-    kernels::set_newton_iterations(integrator_d, r.newton_iterations);
-    params.n = n;
-    params.h = Real(r.dt);
-    params.section_kind = r.section.kind;
-    params.section_coord = r.section.coordinate;
-    params.section_direction = r.section.direction;
-    params.section_value = Real(r.section.value);
-    params.stroboscopic_every = r.section.every > 0 ? r.section.every : 1;
-    params.max_recorded = r.section.max_crossings;
-    params.hit_capacity = choose_hit_capacity(r.section, n, kDim, sizeof(Real), budget);
-    params.escape_radius2 =
-        r.escape_radius > 0 ? Real(r.escape_radius * r.escape_radius) : Real(-1);
-    params.newton_tolerance = r.newton_tolerance > 0 ? Real(r.newton_tolerance) : Real(-1);
-    params.conservation_every = r.conservation_every > 0 ? r.conservation_every : 1;
-    params.bursts = r.bursts;
+  EngineSetup(const Integration& s, std::int64_t n, std::size_t hit_budget,
+              const EngineTestHooks& hooks)
+      : model(M::from_params(s.params.data())),
+        integrator(I::from_options(s.options.data())),
+        tangent_step(TangentStep::from_options(s.options.data())),
+        params(segment_params<Real>(
+            s, n, choose_hit_capacity(s.section, n, kDim, sizeof(Real), hit_budget),
+            !hooks.per_step)) {
+    kernels::set_newton_iterations(integrator, s.newton_iterations);
+    kernels::set_newton_iterations(tangent_step, s.newton_iterations);
   }
 };
 
@@ -54,8 +74,7 @@ void unpack_hits(const Real* hits, std::int64_t n, int cap, int dim, std::int64_
                  std::int64_t* trajectory, double* values) {
   for (int s = 0; s < count; ++s) {
     trajectory[s] = i;
-    for (int c = 0; c <= dim; ++c)
-      *values++ = double(hits[(std::int64_t(c) * cap + s) * n + i]);
+    for (int c = 0; c <= dim; ++c) *values++ = double(hits[(std::int64_t(c) * cap + s) * n + i]);
   }
 }
 

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "host/engine.hpp"
-#include "kernels/driver.hpp"
+#include "host/backends/engine.hpp"
+#include "kernels/driver/segment.hpp"
 
 namespace vigor::host {
 
@@ -118,9 +118,9 @@ struct EnsembleStorage {
       if (std::size_t(found->elem_bytes) != elem || found->bytes.size() != v.size() * elem)
         throw std::runtime_error(std::string("checkpoint array ") + name + " holds " +
                                  std::to_string(found->bytes.size()) + " bytes of " +
-                                 std::to_string(found->elem_bytes) + "-byte values; this run needs " +
-                                 std::to_string(v.size() * elem) + " bytes of " +
-                                 std::to_string(elem) + "-byte values");
+                                 std::to_string(found->elem_bytes) +
+                                 "-byte values; this run needs " + std::to_string(v.size() * elem) +
+                                 " bytes of " + std::to_string(elem) + "-byte values");
       HostCopy<V>::from_host(v, found->bytes.data());
       ++matched;
     });

@@ -24,6 +24,15 @@
 #define VIGOR_NOINLINE __attribute__((noinline))
 #endif
 
+// The driver's per-sub-block lambdas must be inlined on the CPU for the SIMD packs they touch to
+// stay in registers (GCC does not always inline a lambda called once per sub-block); device code
+// inlines them anyway.
+#if defined(__CUDACC__) || defined(VIGOR_NO_FORCED_INLINE) || !defined(__GNUC__)
+#define VIGOR_LAMBDA_INLINE
+#else
+#define VIGOR_LAMBDA_INLINE __attribute__((always_inline))
+#endif
+
 // Full unrolling of the small fixed-trip loops over state components.
 #if defined(__CUDACC__)
 #define VIGOR_UNROLL _Pragma("unroll")

@@ -25,6 +25,11 @@ inline constexpr bool is_dual_v = false;
 template <class Real, int N>
 inline constexpr bool is_dual_v<Dual<Real, N>> = true;
 
+/// A plain number S next to a dual whose value type Real is itself a dual (a nested dual): what
+/// the one-step conversions and mixed operators of nested duals take.
+template <class S, class Real>
+concept PlainBesideNested = std::is_arithmetic_v<S> && is_dual_v<Real>;
+
 template <class Real, int N>
 struct Dual {
   Real v;     ///< value
@@ -43,7 +48,7 @@ struct Dual {
   // Nested duals (Real itself a Dual): a plain number converts in one step at any depth, so model
   // code such as `I0 * w` (I0 a double member) works when w is a dual of a dual of a dual.
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE Dual(S x)
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE Dual(S x)
       : v(Real(x)) {  // NOLINT(google-explicit-constructor)
     VIGOR_UNROLL
     for (int i = 0; i < N; ++i) d[i] = Real(0);
@@ -143,43 +148,43 @@ struct Dual {
 
   // Plain numbers against nested duals: exact matches, so they beat the conversions above.
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator*(
-      const S& s, Dual a) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator*(const S& s,
+                                                                                  Dual a) {
     return a *= Real(s);
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator*(
-      Dual a, const S& s) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator*(Dual a,
+                                                                                  const S& s) {
     return a *= Real(s);
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator+(
-      const S& s, Dual a) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator+(const S& s,
+                                                                                  Dual a) {
     return a += Real(s);
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator+(
-      Dual a, const S& s) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator+(Dual a,
+                                                                                  const S& s) {
     return a += Real(s);
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator-(
-      Dual a, const S& s) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator-(Dual a,
+                                                                                  const S& s) {
     return a -= Real(s);
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator-(
-      const S& s, const Dual& a) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator-(const S& s,
+                                                                                  const Dual& a) {
     return Real(s) - a;
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator/(
-      Dual a, const S& s) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator/(Dual a,
+                                                                                  const S& s) {
     return a /= Real(s);
   }
   template <class S>
-  requires(std::is_arithmetic_v<S>&& is_dual_v<Real>) VIGOR_HD VIGOR_INLINE friend Dual operator/(
-      const S& s, const Dual& a) {
+  requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator/(const S& s,
+                                                                                  const Dual& a) {
     return Real(s) / a;
   }
 

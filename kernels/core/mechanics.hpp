@@ -59,8 +59,7 @@ inline constexpr int constraint_count = [] {
 }();
 
 template <class M>
-concept ConstrainedModel = constraint_count<M> >
-0;
+concept ConstrainedModel = (constraint_count<M> > 0);
 
 /// Number of momentum-map components (0 when the model declares none).
 template <class M>

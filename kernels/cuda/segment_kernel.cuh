@@ -20,7 +20,7 @@
 #include <string>
 
 #include "kernels/cuda/check.cuh"
-#include "kernels/driver.hpp"
+#include "kernels/driver/advance.hpp"
 
 namespace vigor::kernels {
 

@@ -76,6 +76,11 @@ inline constexpr int default_newton_iterations = [] {
     return 0;
 }();
 
+/// Whether an integrator's step solves equations by Newton's method (implicit and constrained
+/// steps): its residual is reported and tested, and it runs no bursts.
+template <class I>
+inline constexpr bool integrator_solves = default_newton_iterations<I> > 0;
+
 /// Set the Newton iteration count (n > 0) of an implicit integrator; explicit ones ignore it.
 template <class I>
 inline void set_newton_iterations(I& integrator, int n) {

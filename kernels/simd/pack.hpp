@@ -27,6 +27,7 @@
 #include <immintrin.h>
 #endif
 
+#include "kernels/core/compare.hpp"
 #include "kernels/core/config.hpp"
 
 namespace vigor::kernels {
@@ -44,10 +45,8 @@ constexpr int native_lanes() {
 }
 
 /// Lanes per block of the CPU backend: VIGOR_BLOCK_REGISTERS registers' worth (default 2).
-/// Two registers of trajectories per block give the core two independent dependency chains.
-/// Measured on an AVX-512 AMD EPYC, 10^5 trajectories x 10^4 steps, both threads (kernel rate):
-/// Hénon–Heiles FP64 9.8e8 -> 1.17e9, Kepler FP64 6.3e8 -> 9.1e8 from one register to two;
-/// three registers spill (one thread: 3.7e8 vs 4.6e8). docs/performance.md has the tables.
+/// Two registers of trajectories per block give the core two independent dependency chains;
+/// three spill the step's temporaries (docs/performance.md, CPU section, has the measurements).
 #ifndef VIGOR_BLOCK_REGISTERS
 #define VIGOR_BLOCK_REGISTERS 2
 #endif
@@ -59,16 +58,16 @@ constexpr int block_lanes() {
 /// Lanes per block of the CPU backend when an explicit step runs bursts (no section, no escape
 /// radius, conservation checks every K > 1 steps: kernels::segment_allows_bursts): the live state
 /// of a burst is the sub-blocks' q, p and force alone, so four registers' worth fit AVX-512's 32
-/// registers, and four chains keep the FP pipes busy where two leave them waiting on latency.
-/// Measured on a 2-core AVX-512 Xeon (henon_heiles_bare): docs/performance.md. Where four
-/// registers would exceed 64 lanes (one bit each in a lane mask), block_lanes().
+/// registers, and four chains keep the FP pipes busy where two leave them waiting on latency
+/// (docs/performance.md, henon_heiles_bare). Where four registers would exceed 64 lanes (one bit
+/// each in a lane mask), block_lanes().
 #ifndef VIGOR_BURST_REGISTERS
 #define VIGOR_BURST_REGISTERS 4
 #endif
 template <class T>
 constexpr int burst_block_lanes() {
   return native_lanes<T>() * VIGOR_BURST_REGISTERS <= 64 ? native_lanes<T>() * VIGOR_BURST_REGISTERS
-                                                          : block_lanes<T>();
+                                                         : block_lanes<T>();
 }
 
 template <class T>
@@ -117,7 +116,7 @@ inline bool all_zero(const V& v) {
 }
 
 /// W lanes as R = W / L native registers of L lanes (L = the target's register width).
-/// Wider-than-register GCC vectors compile poorly (measured 4x slower), so a block of several
+/// Wider-than-register GCC vectors compile poorly (docs/performance.md), so a block of several
 /// registers is an explicit array whose operations the compiler issues register by register,
 /// giving R independent dependency chains.
 template <class T, int W>
@@ -192,24 +191,32 @@ struct Mask {
       const __m512i y = reinterpret_cast<const __m512i&>(x);
 #if defined(__AVX512DQ__)
       // The sign bits: lets the compiler fold compare -> vector -> mask back into the compare.
-      if constexpr (sizeof(I) == 8) return _mm512_movepi64_mask(y);
-      else return _mm512_movepi32_mask(y);
+      if constexpr (sizeof(I) == 8)
+        return _mm512_movepi64_mask(y);
+      else
+        return _mm512_movepi32_mask(y);
 #else
-      if constexpr (sizeof(I) == 8) return _mm512_test_epi64_mask(y, y);
-      else return _mm512_test_epi32_mask(y, y);
+      if constexpr (sizeof(I) == 8)
+        return _mm512_test_epi64_mask(y, y);
+      else
+        return _mm512_test_epi32_mask(y, y);
 #endif
     }
 #endif
 #if defined(__AVX__)
     if constexpr (sizeof(V) == 32) {
-      if constexpr (sizeof(I) == 8) return unsigned(_mm256_movemask_pd(reinterpret_cast<const __m256d&>(x)));
-      else return unsigned(_mm256_movemask_ps(reinterpret_cast<const __m256&>(x)));
+      if constexpr (sizeof(I) == 8)
+        return unsigned(_mm256_movemask_pd(reinterpret_cast<const __m256d&>(x)));
+      else
+        return unsigned(_mm256_movemask_ps(reinterpret_cast<const __m256&>(x)));
     }
 #endif
 #if defined(__SSE2__)
     if constexpr (sizeof(V) == 16) {
-      if constexpr (sizeof(I) == 8) return unsigned(_mm_movemask_pd(reinterpret_cast<const __m128d&>(x)));
-      else return unsigned(_mm_movemask_ps(reinterpret_cast<const __m128&>(x)));
+      if constexpr (sizeof(I) == 8)
+        return unsigned(_mm_movemask_pd(reinterpret_cast<const __m128d&>(x)));
+      else
+        return unsigned(_mm_movemask_ps(reinterpret_cast<const __m128&>(x)));
     }
 #endif
     unsigned b = 0;
@@ -405,11 +412,10 @@ inline Mask<T, W> finite_lanes(const Pack<T, W>& a) {
 /// The bits (bit l: lane l) of a lane-wise compare a C b, false where either is NaN. On AVX-512
 /// the compare writes a mask register directly; `(a < b).bits()` goes through a vector of
 /// all-ones lanes, two more instructions per register that the compiler does not fold away.
-enum class Cmp { kLt, kLe, kGt, kGe, kEq };
 template <Cmp C, class T, int W>
 inline std::uint64_t compare_bits(const Pack<T, W>& a, const Pack<T, W>& b) {
-  using P = Pack<T, W>;
 #if defined(__AVX512F__)
+  using P = Pack<T, W>;
   if constexpr (sizeof(typename P::V) == 64) {
     constexpr int kImm = C == Cmp::kLt   ? _CMP_LT_OQ
                          : C == Cmp::kLe ? _CMP_LE_OQ
@@ -430,11 +436,16 @@ inline std::uint64_t compare_bits(const Pack<T, W>& a, const Pack<T, W>& b) {
     return m;
   }
 #endif
-  if constexpr (C == Cmp::kLt) return (a < b).bits();
-  else if constexpr (C == Cmp::kLe) return (a <= b).bits();
-  else if constexpr (C == Cmp::kGt) return (a > b).bits();
-  else if constexpr (C == Cmp::kGe) return (a >= b).bits();
-  else return (a == b).bits();
+  if constexpr (C == Cmp::kLt)
+    return (a < b).bits();
+  else if constexpr (C == Cmp::kLe)
+    return (a <= b).bits();
+  else if constexpr (C == Cmp::kGt)
+    return (a > b).bits();
+  else if constexpr (C == Cmp::kGe)
+    return (a >= b).bits();
+  else
+    return (a == b).bits();
 }
 
 /// finite_lanes(a).bits().

@@ -35,8 +35,8 @@ t_start=$(date +%s)
 step "install into $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install $build failed"; }
-for f in bin/vigor include/vigor/host/custom_model.hpp include/vigor/host/engine.hpp \
-         include/vigor/kernels/driver.hpp include/vigor/models/pendulum.hpp \
+for f in bin/vigor include/vigor/host/custom_model.hpp include/vigor/host/backends/engine.hpp \
+         include/vigor/kernels/driver/advance.hpp include/vigor/models/pendulum.hpp \
          include/vigor/models/models.def include/vigor/kernels/integrators/integrators.def \
          include/vigor/vigor/version.hpp include/vigor/vigor/all_models.hpp \
          include/vigor/vigor/all_integrators.hpp share/vigor/examples/custom_model/main.cpp; do

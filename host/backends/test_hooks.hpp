@@ -1,0 +1,20 @@
+/// @file test_hooks.hpp
+/// @brief Switches the test suite uses to hold the engines to their references. Nothing in a run
+/// sets them; an engine reads them when it is constructed.
+#pragma once
+
+namespace vigor::host {
+
+struct EngineTestHooks {
+  /// CPU: every pair on the scalar lanes (kernels::ScalarLanes, the GPU thread's form of the
+  /// driver) instead of SIMD lanes; the SIMD tests compare the two bit for bit.
+  bool scalar_lanes = false;
+  /// Every step tested on its own (kernels::SegmentParams::bursts = false), the reference the
+  /// burst tests hold the bursts to.
+  bool per_step = false;
+};
+
+/// The process's hooks (all off unless a test sets them).
+EngineTestHooks& engine_test_hooks();
+
+}  // namespace vigor::host

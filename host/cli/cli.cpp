@@ -1,0 +1,331 @@
+#include "host/cli/cli.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/output/plot_command.hpp"
+#include "host/run/comm.hpp"
+#include "host/run/progress.hpp"
+#include "host/run/run.hpp"
+#include "host/run/stop.hpp"
+#include "vigor/version.hpp"
+
+namespace vigor::host {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  vigor run JOB.json [--out DIR] [--backend auto|cpu|cuda] [--precision double|float]\n"
+    "                     [--threads N] [--quiet] [--force] [--checkpoint-every SECONDS]\n"
+    "                     [--memory-limit SIZE]\n"
+    "  vigor run --resume OUT_DIR [--threads N] [--quiet] [--force] [--memory-limit SIZE]\n"
+    "  vigor validate JOB.json [--out DIR] [--backend B] [--precision P]\n"
+    "  vigor plot OUT_DIR [--out PLOT_DIR] [--svg] [--axes X,Y] [--color-by NAME]\n"
+    "  vigor list\n"
+    "  vigor --version\n";
+
+const char* rule_text(kernels::Rule r) {
+  switch (r) {
+    case kernels::Rule::kPositive:
+      return "> 0";
+    case kernels::Rule::kNonNegative:
+      return ">= 0";
+    case kernels::Rule::kCount:
+      return "integer >= 1";
+    default:
+      return "finite";
+  }
+}
+
+/// Shortest text that reads back to the same double (0.05, not 0.050000000000000003).
+std::string shortest(double x) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
+void print_params(const std::vector<kernels::ParamSpec>& ps) {
+  for (const auto& p : ps)
+    std::printf("      %-10s default %-22s %-14s %s\n", p.name, shortest(p.default_value).c_str(),
+                rule_text(p.rule), p.description);
+}
+
+int list() {
+  std::printf("models:\n");
+  for (const auto& m : model_infos()) {
+    std::printf(
+        "  %s  (dof %d, %s%s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof, m.kind.c_str(),
+        m.constraints > 0 ? (", " + std::to_string(m.constraints) + " constraints").c_str() : "",
+        m.forced ? ", forced" : "", m.builtin ? "" : ", registered by this program",
+        m.description.c_str());
+    for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
+    std::printf("\n");
+    if (!m.momentum_names.empty()) {
+      std::printf("    momentum maps:");
+      for (const auto& s : m.momentum_names) std::printf(" %s", s.c_str());
+      std::printf("\n");
+    }
+    std::printf("    integrators:");
+    for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
+    std::printf("\n");
+    if (!m.params.empty()) {
+      std::printf("    params:\n");
+      print_params(m.params);
+    }
+  }
+  std::printf("integrators:\n");
+  for (const auto& i : integrator_infos()) {
+    std::printf("  %s  (order %d, %s, %s)\n    %s\n    reference: %s\n", i.name.c_str(), i.order,
+                i.symplectic ? "symplectic" : "not symplectic",
+                i.is_explicit ? "explicit" : "implicit", i.description.c_str(),
+                i.reference.c_str());
+    std::printf("    handles: %s\n", i.requires_model.c_str());
+    if (i.newton_iterations > 0)
+      std::printf("    newton_iterations: default %d\n", i.newton_iterations);
+    if (!i.options.empty()) {
+      std::printf("    options:\n");
+      print_params(i.options);
+    }
+  }
+  std::printf("backends: cpu%s\n", cuda_device_count() > 0 ? ", cuda" : "");
+  if (cuda_device_count() == 0) std::printf("  (cuda: %s)\n", cuda_unavailable_reason().c_str());
+  return kExitOk;
+}
+
+/// "rank 2 of 4: " in an MPI run, "" otherwise.
+std::string rank_prefix() {
+  if (!comm::distributed()) return {};
+  return "rank " + std::to_string(comm::rank()) + " of " + std::to_string(comm::size()) + ": ";
+}
+
+struct Args {
+  std::string command;
+  std::string job;
+  Overrides overrides;
+  int threads = 0;
+  bool quiet = false;
+  bool force = false;
+  std::string resume;             ///< --resume OUT_DIR
+  double checkpoint_every = 600;  ///< --checkpoint-every SECONDS
+  std::size_t memory_limit = 0;   ///< --memory-limit SIZE
+};
+
+/// The number at the start of t; `used` is how many characters it took (0: none).
+double leading_number(const std::string& t, std::size_t& used) {
+  used = 0;
+  try {
+    return std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+    return -1;
+  }
+}
+
+/// "512M", "2G", "1.5G", "65536": bytes, with an optional K, M, G or T (powers of 1024).
+std::size_t parse_size(const std::string& t) {
+  std::size_t used = 0;
+  const double x = leading_number(t, used);
+  double unit = 1;
+  if (used > 0 && used + 1 == t.size()) {
+    switch (t.back()) {
+      case 'K':
+      case 'k':
+        unit = 1024.0;
+        break;
+      case 'M':
+      case 'm':
+        unit = 1024.0 * 1024;
+        break;
+      case 'G':
+      case 'g':
+        unit = 1024.0 * 1024 * 1024;
+        break;
+      case 'T':
+      case 't':
+        unit = 1024.0 * 1024 * 1024 * 1024;
+        break;
+      default:
+        used = 0;
+    }
+    if (used > 0) ++used;
+  }
+  const double bytes = x * unit;
+  if (used == 0 || used != t.size() || !(bytes >= 1) || bytes > 1e18)
+    throw JobError(
+        "--memory-limit",
+        "must be a size in bytes with an optional K, M, G or T (e.g. 512M), got \"" + t + "\"");
+  return std::size_t(bytes);
+}
+
+/// Throws JobError naming the option.
+Args parse_args(int argc, char** argv) {
+  Args a;
+  std::vector<std::string> v(argv + 1, argv + argc);
+  if (v.empty()) throw JobError("command", "missing (expected run, validate, plot or list)");
+  a.command = v[0];
+  if (a.command == "list" && v.size() > 1)
+    throw JobError("command", "list takes no arguments, got \"" + v[1] + "\"");
+  for (std::size_t k = 1; k < v.size(); ++k) {
+    const std::string& s = v[k];
+    auto value = [&](const char* name) -> std::string {
+      if (k + 1 >= v.size()) throw JobError(name, "needs a value");
+      return v[++k];
+    };
+    if (s == "--out") {
+      a.overrides.out = value("--out");
+      if (a.overrides.out.empty()) throw JobError("--out", "must not be empty");
+    } else if (s == "--backend") {
+      a.overrides.backend = value("--backend");
+    } else if (s == "--precision") {
+      a.overrides.precision = value("--precision");
+    } else if (s == "--threads") {
+      const std::string t = value("--threads");
+      std::size_t used = 0;
+      long n = 0;
+      try {
+        n = std::stol(t, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != t.size() || n < 1 || n > 4096)
+        throw JobError("--threads", "must be an integer between 1 and 4096, got \"" + t + "\"");
+      a.threads = int(n);
+    } else if (s == "--resume") {
+      a.resume = value("--resume");
+      if (a.resume.empty()) throw JobError("--resume", "must not be empty");
+    } else if (s == "--checkpoint-every") {
+      const std::string t = value("--checkpoint-every");
+      std::size_t used = 0;
+      const double x = leading_number(t, used);
+      if (used != t.size() || !(x >= 0) || !std::isfinite(x))
+        throw JobError(
+            "--checkpoint-every",
+            "must be a number of seconds >= 0 (0: after every segment), got \"" + t + "\"");
+      a.checkpoint_every = x;
+    } else if (s == "--memory-limit") {
+      a.memory_limit = parse_size(value("--memory-limit"));
+    } else if (s == "--quiet") {
+      a.quiet = true;
+    } else if (s == "--force") {
+      a.force = true;
+    } else if (!s.empty() && s[0] == '-') {
+      throw JobError(s, "unknown option");
+    } else if (a.job.empty()) {
+      a.job = s;
+    } else {
+      throw JobError("command", "unexpected extra argument \"" + s + "\"");
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+namespace {
+
+int cli(int argc, char** argv) {
+  try {
+    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (argc >= 2 && std::string(argv[1]) == "--version") {
+      std::printf("vigor %s\n", kVersion);
+      return kExitOk;
+    }
+    // Everything after "plot" belongs to the plot script, which validates its own options.
+    if (argc >= 2 && std::string(argv[1]) == "plot") {
+      if (argc < 3) throw JobError("command", "plot needs a results directory");
+      return plot_command(std::vector<std::string>(argv + 2, argv + argc));
+    }
+    const Args a = parse_args(argc, argv);
+    if (a.command == "list") return list();
+    if (a.command != "run" && a.command != "validate")
+      throw JobError("command", "unknown command \"" + a.command +
+                                    "\" (expected run, validate, plot or list)");
+    if (!a.resume.empty()) {
+      if (a.command != "run") throw JobError("--resume", "belongs to vigor run");
+      if (!a.job.empty())
+        throw JobError("--resume", "takes the job from the checkpoint; drop \"" + a.job + "\"");
+      if (!a.overrides.out.empty() || !a.overrides.backend.empty() ||
+          !a.overrides.precision.empty())
+        throw JobError("--resume",
+                       "continues with the settings of the interrupted run; drop --out, "
+                       "--backend and --precision");
+    } else if (a.job.empty()) {
+      throw JobError("command", a.command + " needs a job file");
+    }
+    const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
+    if (a.command == "validate") {
+      if (!comm::root()) return kExitOk;
+      std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
+                  job.integration.model.c_str(), job.integration.integrator.c_str(),
+                  static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
+                  job.integration.dt);
+      return kExitOk;
+    }
+    RunOptions opt;
+    opt.threads = a.threads;
+    opt.quiet = a.quiet;
+    opt.progress_terminal = stderr_is_terminal();
+    opt.checkpoint_every = a.checkpoint_every;
+    opt.memory_limit = a.memory_limit;
+    install_stop_handlers();
+    try {
+      const auto s =
+          a.resume.empty() ? run_job(job, opt, a.force) : resume_job(a.resume, opt, a.force);
+      if (!comm::root()) return kExitOk;
+      if (!a.quiet)
+        std::printf(
+            "vigor: %lld trajectories x %lld steps on %s (%s) in %.3g s (%.3g traj-steps/s), "
+            "%lld crossings; results in %s\n",
+            static_cast<long long>(s["trajectories"].get<std::int64_t>()),
+            static_cast<long long>(s["steps"].get<std::int64_t>()),
+            s["backend"].get<std::string>().c_str(), s["device"].get<std::string>().c_str(),
+            s["wall_seconds"].get<double>(), s["trajectory_steps_per_second"].get<double>(),
+            static_cast<long long>(s["crossings_total"].get<std::int64_t>()),
+            s["output_dir"].get<std::string>().c_str());
+    } catch (const JobError&) {
+      throw;
+    } catch (const PeerFailure& e) {
+      return e.exit_code();  // the rank that failed has said why
+    } catch (const Interrupted& e) {
+      if (comm::root()) std::fprintf(stderr, "vigor: %s\n", e.what());
+      return kExitRuntime;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %srun failed: %s\n", rank_prefix().c_str(), e.what());
+      return kExitRuntime;
+    }
+    return kExitOk;
+  } catch (const PeerFailure& e) {
+    return e.exit_code();
+  } catch (const JobError& e) {
+    // Every rank reads the same job: one message is enough.
+    if (!comm::root()) return kExitBadInput;
+    std::fprintf(stderr, "error: %s\n", e.what());
+    if (e.path() == "command") std::fputs(kUsage, stderr);
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s%s\n", rank_prefix().c_str(), e.what());
+    return kExitRuntime;
+  }
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  // MPI starts here only when an MPI launcher started this process (host/run/comm.hpp).
+  comm::init(&argc, &argv);
+  const int code = cli(argc, argv);
+  comm::finalize();
+  return code;
+}
+
+}  // namespace vigor::host

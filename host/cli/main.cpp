@@ -1,0 +1,3 @@
+#include "host/cli/cli.hpp"
+
+int main(int argc, char** argv) { return vigor::host::cli_main(argc, argv); }

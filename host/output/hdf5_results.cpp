@@ -1,0 +1,311 @@
+#include "host/output/hdf5_results.hpp"
+
+#include <stdexcept>
+
+#if defined(VIGOR_HAVE_HDF5)
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/core/config.hpp"
+#endif
+
+namespace vigor::host {
+
+#if !defined(VIGOR_HAVE_HDF5)
+
+bool hdf5_available() { return false; }
+
+struct Hdf5Results::Impl {};
+
+Hdf5Results::Hdf5Results(const std::filesystem::path&, const std::vector<std::string>&,
+                         std::int64_t, bool) {
+  throw std::runtime_error("this vigor was built without HDF5 (install libhdf5-dev and rebuild)");
+}
+Hdf5Results::~Hdf5Results() = default;
+void Hdf5Results::append_sections(const HitBlock&) {}
+void Hdf5Results::write_table(const std::string&, const std::vector<Column>&) {}
+void Hdf5Results::write_series(const std::string&, const StatSeries&) {}
+void Hdf5Results::write_summary(const nlohmann::ordered_json&) {}
+void Hdf5Results::close() {}
+
+#else
+
+bool hdf5_available() { return true; }
+
+namespace {
+
+/// Rows per chunk: 64 Ki values (512 KiB of doubles) compress well and keep appends cheap.
+constexpr hsize_t kChunkRows = hsize_t(1) << 16;
+constexpr unsigned kDeflateLevel = 4;
+
+/// An HDF5 identifier closed by its own close function when it leaves scope.
+class Handle {
+ public:
+  Handle() = default;
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+  Handle& operator=(Handle&& o) noexcept {
+    std::swap(id_, o.id_);
+    std::swap(close_, o.close_);
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { reset(); }
+  herr_t reset() {
+    herr_t r = 0;
+    if (id_ >= 0 && close_) r = close_(id_);
+    id_ = H5I_INVALID_HID;
+    return r;
+  }
+  hid_t get() const { return id_; }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+/// Throws when an HDF5 call failed (negative identifier or status).
+hid_t check(hid_t r, const std::filesystem::path& file, const std::string& what) {
+  if (r < 0) throw std::runtime_error("cannot write " + file.string() + ": " + what);
+  return r;
+}
+
+/// The status codes as an HDF5 enumeration, so readers get their names with the data.
+Handle status_type() {
+  Handle t(H5Tenum_create(H5T_NATIVE_INT8), H5Tclose);
+  const std::pair<const char*, std::int8_t> codes[] = {
+      {"ok", std::int8_t(kernels::kStatusOk)},
+      {"non-finite", std::int8_t(kernels::kStatusNonFinite)},
+      {"escaped", std::int8_t(kernels::kStatusEscaped)},
+      {"newton-not-converged", std::int8_t(kernels::kStatusNewtonNotConverged)}};
+  for (const auto& [name, code] : codes) H5Tenum_insert(t.get(), name, &code);
+  return t;
+}
+
+Handle utf8_string_type() {
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t.get(), H5T_VARIABLE);
+  H5Tset_cset(t.get(), H5T_CSET_UTF8);
+  return t;
+}
+
+}  // namespace
+
+struct Hdf5Results::Impl {
+  std::filesystem::path path;
+  std::vector<std::string> names;  ///< state names
+  bool as_float = false;
+  Handle file, sections;
+  /// /sections datasets: trajectory, crossing, t, then one per state component.
+  std::vector<Handle> columns;
+  std::vector<std::int64_t> crossings;  ///< per trajectory, so far
+  hsize_t rows = 0;
+  // Reused append buffers (one block's rows).
+  std::vector<std::int64_t> ibuf;
+  std::vector<double> dbuf;
+  std::vector<float> fbuf;
+
+  hid_t real_type(bool run_precision) const {
+    return as_float && run_precision ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  }
+
+  Handle group(const std::string& name) {
+    return Handle(check(H5Gcreate2(file.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        path, "group " + name),
+                  H5Gclose);
+  }
+
+  /// A 1-D dataset of `rows` rows (extendible when `rows` is unlimited growth: extendible).
+  Handle dataset(hid_t where, const std::string& name, hid_t type, hsize_t rows_now,
+                 bool extendible) {
+    const hsize_t max = extendible ? H5S_UNLIMITED : rows_now;
+    Handle space(check(H5Screate_simple(1, &rows_now, &max), path, "dataspace"), H5Sclose);
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    // Chunking (needed for compression and for growth); an empty fixed table needs none.
+    if (extendible || rows_now > 0) {
+      const hsize_t chunk =
+          std::max<hsize_t>(1, std::min(kChunkRows, extendible ? kChunkRows : rows_now));
+      check(H5Pset_chunk(dcpl.get(), 1, &chunk), path, "chunking of " + name);
+      check(H5Pset_shuffle(dcpl.get()), path, "shuffle filter of " + name);
+      check(H5Pset_deflate(dcpl.get(), kDeflateLevel), path, "deflate filter of " + name);
+    }
+    return Handle(check(H5Dcreate2(where, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(),
+                                   H5P_DEFAULT),
+                        path, "dataset " + name),
+                  H5Dclose);
+  }
+
+  /// Writes `count` rows from `data` (of memory type `mem`) at row `at` of a 1-D dataset.
+  void write_rows(hid_t d, hid_t mem, hsize_t at, hsize_t count, const void* data,
+                  const std::string& what) {
+    if (count == 0) return;
+    Handle fs(check(H5Dget_space(d), path, what), H5Sclose);
+    check(H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, &at, nullptr, &count, nullptr), path, what);
+    Handle ms(check(H5Screate_simple(1, &count, nullptr), path, what), H5Sclose);
+    check(H5Dwrite(d, mem, ms.get(), fs.get(), H5P_DEFAULT, data), path, what);
+  }
+
+  /// Writes reals in the dataset's type (float32 datasets get the exact float values).
+  void write_reals(hid_t d, bool as_f32, hsize_t at, const std::vector<double>& v,
+                   const std::string& what) {
+    if (as_f32) {
+      fbuf.assign(v.begin(), v.end());
+      write_rows(d, H5T_NATIVE_FLOAT, at, fbuf.size(), fbuf.data(), what);
+    } else {
+      write_rows(d, H5T_NATIVE_DOUBLE, at, v.size(), v.data(), what);
+    }
+  }
+
+  void string_attribute(hid_t where, const char* name, const std::string& value) {
+    Handle t = utf8_string_type();
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(check(H5Acreate2(where, name, t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), path,
+                   std::string("attribute ") + name),
+             H5Aclose);
+    const char* p = value.c_str();
+    check(H5Awrite(a.get(), t.get(), &p), path, std::string("attribute ") + name);
+  }
+
+  template <class T>
+  void number_attribute(hid_t where, const char* name, hid_t type, T value) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(check(H5Acreate2(where, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), path,
+                   std::string("attribute ") + name),
+             H5Aclose);
+    check(H5Awrite(a.get(), type, &value), path, std::string("attribute ") + name);
+  }
+};
+
+Hdf5Results::Hdf5Results(const std::filesystem::path& file,
+                         const std::vector<std::string>& state_names, std::int64_t trajectories,
+                         bool float_precision)
+    : impl_(std::make_unique<Impl>()) {
+  // Errors come back as return codes and become exceptions; HDF5's own stack dump would only
+  // repeat them on stderr.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Impl& m = *impl_;
+  m.path = file;
+  m.names = state_names;
+  m.as_float = float_precision;
+  m.crossings.assign(std::size_t(trajectories), 0);
+  m.file = Handle(check(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), file,
+                        "cannot create the file"),
+                  H5Fclose);
+  m.sections = m.group("sections");
+  m.columns.push_back(m.dataset(m.sections.get(), "trajectory", H5T_NATIVE_INT64, 0, true));
+  m.columns.push_back(m.dataset(m.sections.get(), "crossing", H5T_NATIVE_INT64, 0, true));
+  m.columns.push_back(m.dataset(m.sections.get(), "t", m.real_type(true), 0, true));
+  for (const auto& s : state_names)
+    m.columns.push_back(m.dataset(m.sections.get(), s, m.real_type(true), 0, true));
+}
+
+Hdf5Results::~Hdf5Results() = default;
+
+void Hdf5Results::append_sections(const HitBlock& b) {
+  Impl& m = *impl_;
+  const hsize_t count = b.trajectory.size();
+  if (count == 0) return;
+  const std::size_t w = m.names.size() + 1;
+  if (b.values.size() != count * w)
+    throw std::logic_error("Hdf5Results::append_sections: block of the wrong width");
+  const hsize_t new_rows = m.rows + count;
+  for (auto& d : m.columns) check(H5Dset_extent(d.get(), &new_rows), m.path, "growing /sections");
+  m.write_rows(m.columns[0].get(), H5T_NATIVE_INT64, m.rows, count, b.trajectory.data(),
+               "/sections/trajectory");
+  m.ibuf.resize(count);
+  for (hsize_t r = 0; r < count; ++r) {
+    const auto i = std::size_t(b.trajectory[r]);
+    if (i >= m.crossings.size())
+      throw std::logic_error("Hdf5Results::append_sections: trajectory id out of range");
+    m.ibuf[r] = m.crossings[i]++;
+  }
+  m.write_rows(m.columns[1].get(), H5T_NATIVE_INT64, m.rows, count, m.ibuf.data(),
+               "/sections/crossing");
+  std::vector<double> v(count);
+  for (std::size_t c = 0; c < w; ++c) {
+    for (hsize_t r = 0; r < count; ++r) v[r] = b.values[r * w + c];
+    m.write_reals(m.columns[2 + c].get(), m.as_float, m.rows, v,
+                  "/sections/" + (c == 0 ? std::string("t") : m.names[c - 1]));
+  }
+  m.rows = new_rows;
+}
+
+void Hdf5Results::write_table(const std::string& group, const std::vector<Column>& columns) {
+  Impl& m = *impl_;
+  Handle g = m.group(group);
+  for (const Column& c : columns) {
+    const std::string what = "/" + group + "/" + c.name;
+    switch (c.kind) {
+      case Column::Kind::kReal: {
+        const bool f32 = m.as_float && c.run_precision;
+        Handle d = m.dataset(g.get(), c.name, m.real_type(c.run_precision), c.real.size(), false);
+        m.write_reals(d.get(), f32, 0, c.real, what);
+        break;
+      }
+      case Column::Kind::kInteger: {
+        Handle d = m.dataset(g.get(), c.name, H5T_NATIVE_INT64, c.integer.size(), false);
+        m.write_rows(d.get(), H5T_NATIVE_INT64, 0, c.integer.size(), c.integer.data(), what);
+        break;
+      }
+      case Column::Kind::kStatus: {
+        Handle type = status_type();
+        std::vector<std::int8_t> codes(c.integer.begin(), c.integer.end());
+        Handle d = m.dataset(g.get(), c.name, type.get(), codes.size(), false);
+        m.write_rows(d.get(), type.get(), 0, codes.size(), codes.data(), what);
+        break;
+      }
+    }
+  }
+}
+
+void Hdf5Results::write_series(const std::string& group, const StatSeries& series) {
+  std::vector<Column> columns;
+  Column segment{"segment", Column::Kind::kInteger, false, {}, {}};
+  for (std::size_t r = 0; r < series.size(); ++r) segment.integer.push_back(std::int64_t(r));
+  columns.push_back(std::move(segment));
+  columns.push_back({"t", Column::Kind::kReal, false, series.t(), {}});
+  const auto names = series.column_names();
+  for (std::size_t k = 0; k < names.size(); ++k)
+    columns.push_back({names[k], Column::Kind::kReal, false, series.column(k), {}});
+  write_table(group, columns);
+}
+
+void Hdf5Results::write_summary(const nlohmann::ordered_json& s) {
+  Impl& m = *impl_;
+  const hid_t root = m.file.get();
+  auto text = [&](const char* key) {
+    if (s.contains(key) && s[key].is_string())
+      m.string_attribute(root, key, s[key].get<std::string>());
+  };
+  auto real = [&](const char* key) {
+    if (s.contains(key) && s[key].is_number())
+      m.number_attribute(root, key, H5T_NATIVE_DOUBLE, s[key].get<double>());
+  };
+  auto integer = [&](const char* key) {
+    if (s.contains(key) && s[key].is_number_integer())
+      m.number_attribute(root, key, H5T_NATIVE_INT64, s[key].get<std::int64_t>());
+  };
+  for (const char* k : {"vigor_version", "model", "integrator", "backend", "device", "precision"})
+    text(k);
+  for (const char* k : {"trajectories", "steps", "trajectory_steps", "crossings_total"}) integer(k);
+  for (const char* k : {"dt", "wall_seconds", "kernel_seconds", "trajectory_steps_per_second"})
+    real(k);
+  if (s.contains("job")) m.string_attribute(root, "job", s["job"].dump());
+  m.string_attribute(root, "summary", s.dump(2));
+}
+
+void Hdf5Results::close() {
+  Impl& m = *impl_;
+  if (m.file.get() < 0) return;
+  m.columns.clear();
+  m.sections.reset();
+  check(H5Fflush(m.file.get(), H5F_SCOPE_GLOBAL), m.path, "flush");
+  check(m.file.reset(), m.path, "close");
+}
+
+#endif
+
+}  // namespace vigor::host

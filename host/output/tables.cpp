@@ -1,0 +1,241 @@
+#include "host/output/tables.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "host/output/tangent_report.hpp"
+#include "kernels/core/config.hpp"
+
+namespace vigor::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Buffered writer of CSV numbers: shortest round-trip text (to_chars), so values read back
+/// bit-identically; float runs print the float value's shortest form.
+class CsvWriter {
+ public:
+  explicit CsvWriter(const fs::path& file) : f_(std::fopen(file.c_str(), "wb")), path_(file) {
+    if (!f_) throw std::runtime_error("cannot write " + file.string());
+    buf_.reserve(1 << 20);
+  }
+  ~CsvWriter() {
+    if (f_) std::fclose(f_);
+  }
+  void text(const std::string& s) { buf_ += s; }
+  void sep() { buf_ += ','; }
+  void endl() {
+    buf_ += '\n';
+    if (buf_.size() > (1 << 20) - 4096) flush();
+  }
+  void integer(std::int64_t v) { append(std::to_chars(tmp_, tmp_ + sizeof tmp_, v)); }
+  void real(double v, bool as_float) {
+    if (as_float)
+      append(std::to_chars(tmp_, tmp_ + sizeof tmp_, float(v)));
+    else
+      append(std::to_chars(tmp_, tmp_ + sizeof tmp_, v));
+  }
+  void close() {
+    flush();
+    if (std::fclose(f_) != 0) {
+      f_ = nullptr;
+      throw std::runtime_error("cannot write " + path_.string() + " (disk full?)");
+    }
+    f_ = nullptr;
+  }
+
+ private:
+  void append(std::to_chars_result r) { buf_.append(tmp_, r.ptr); }
+  void flush() {
+    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
+      throw std::runtime_error("cannot write " + path_.string() + " (disk full?)");
+    buf_.clear();
+  }
+  std::FILE* f_;
+  fs::path path_;
+  std::string buf_;
+  char tmp_[64];
+};
+
+void write_row(CsvWriter& out, std::int64_t trajectory, std::int64_t crossing, const double* v,
+               int w, bool float_precision) {
+  out.integer(trajectory);
+  out.sep();
+  out.integer(crossing);
+  for (int c = 0; c < w; ++c) {
+    out.sep();
+    out.real(v[c], float_precision);
+  }
+  out.endl();
+}
+
+}  // namespace
+
+void write_sections_csv(const fs::path& file, const HitSpill& hits,
+                        const std::vector<std::string>& state_names, bool float_precision,
+                        std::size_t memory_budget) {
+  const std::int64_t n = hits.trajectories();
+  const int w = hits.dim() + 1;
+  const auto& counts = hits.counts();
+  CsvWriter out(file);
+  out.text("trajectory,crossing,t");
+  for (const auto& s : state_names) out.text("," + s);
+  out.endl();
+  if (hits.total() == 0) {
+    out.close();
+    return;
+  }
+  SpillReader reader(hits);
+  // Records per pass: values only (the trajectory is implied by the position).
+  const std::int64_t budget_records =
+      std::max<std::int64_t>(1, std::int64_t(memory_budget / (std::size_t(w) * sizeof(double))));
+  std::vector<double> values;
+  std::vector<std::int64_t> start;  // offsets of the range's trajectories, then their cursors
+  for (std::int64_t a = 0; a < n;) {
+    // The range [a, b): as many trajectories as fit in the budget, at least one.
+    std::int64_t b = a, records = 0;
+    while (b < n && (b == a || records + counts[std::size_t(b)] <= budget_records))
+      records += counts[std::size_t(b++)];
+    if (records == 0) {
+      a = b;
+      continue;
+    }
+    if (records > budget_records) {
+      // One trajectory alone beyond the budget: its records are in order in the file already.
+      std::int64_t crossing = 0;
+      reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+        if (t == a) write_row(out, t, crossing++, v, w, float_precision);
+      });
+      a = b;
+      continue;
+    }
+    // Counting sort of the range: offsets from the counts, then one read placing each record.
+    // Stable, so each trajectory keeps its drain order, which is chronological.
+    start.assign(std::size_t(b - a) + 1, 0);
+    for (std::int64_t i = a; i < b; ++i)
+      start[std::size_t(i - a) + 1] = start[std::size_t(i - a)] + counts[std::size_t(i)];
+    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
+    values.resize(std::size_t(records) * std::size_t(w));
+    reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+      if (t < a || t >= b) return;
+      std::memcpy(&values[std::size_t(next[std::size_t(t - a)]++) * std::size_t(w)], v,
+                  std::size_t(w) * sizeof(double));
+    });
+    for (std::int64_t i = a; i < b; ++i)
+      for (std::int64_t r = start[std::size_t(i - a)]; r < start[std::size_t(i - a) + 1]; ++r)
+        write_row(out, i, r - start[std::size_t(i - a)], &values[std::size_t(r) * std::size_t(w)],
+                  w, float_precision);
+    a = b;
+  }
+  out.close();
+}
+
+std::vector<Column> final_columns(const FinalData& f, double dt,
+                                  const std::vector<std::string>& state_names, std::int64_t n,
+                                  bool momentum, bool newton) {
+  const auto un = std::size_t(n);
+  std::vector<Column> c;
+  auto integer = [&](std::string name, Column::Kind kind = Column::Kind::kInteger) -> Column& {
+    c.push_back({std::move(name), kind, false, {}, {}});
+    c.back().integer.reserve(un);
+    return c.back();
+  };
+  auto real = [&](std::string name, bool run_precision) -> Column& {
+    c.push_back({std::move(name), Column::Kind::kReal, run_precision, {}, {}});
+    c.back().real.reserve(un);
+    return c.back();
+  };
+  Column& id = integer("trajectory");
+  for (std::int64_t i = 0; i < n; ++i) id.integer.push_back(i);
+  Column& t = real("t", false);
+  for (std::int64_t i = 0; i < n; ++i) t.real.push_back(double(f.step[std::size_t(i)]) * dt);
+  for (std::size_t k = 0; k < state_names.size(); ++k) {
+    const auto first = f.state.begin() + std::ptrdiff_t(k * un);
+    real(state_names[k], true).real.assign(first, first + std::ptrdiff_t(un));
+  }
+  // The contract's columns first, unchanged; the optional ones after them, so positional readers
+  // of explicit runs and of the first columns keep working.
+  real("energy_error_max", true).real.assign(f.energy_error.begin(), f.energy_error.begin() + n);
+  integer("crossings").integer.assign(f.crossings.begin(), f.crossings.begin() + n);
+  Column& status = integer("status", Column::Kind::kStatus);
+  for (std::int64_t i = 0; i < n; ++i) status.integer.push_back(f.status[std::size_t(i)]);
+  if (momentum)
+    real("momentum_error_max", true)
+        .real.assign(f.momentum_error.begin(), f.momentum_error.begin() + n);
+  if (newton)
+    real("newton_residual_max", true)
+        .real.assign(f.newton_residual.begin(), f.newton_residual.begin() + n);
+  if (!f.tangent_out.empty())
+    for (std::size_t k = 0; k < kTangentColumns.size(); ++k) {
+      const auto first = f.tangent_out.begin() + std::ptrdiff_t(k * un);
+      real(kTangentColumns[k], true).real.assign(first, first + std::ptrdiff_t(un));
+    }
+  return c;
+}
+
+std::vector<Column> initial_columns(const std::vector<double>& state_soa,
+                                    const std::vector<std::string>& state_names, std::int64_t n) {
+  std::vector<Column> c;
+  for (std::size_t k = 0; k < state_names.size(); ++k) {
+    const auto first = state_soa.begin() + std::ptrdiff_t(k * std::size_t(n));
+    c.push_back({state_names[k], Column::Kind::kReal, false, {first, first + n}, {}});
+  }
+  return c;
+}
+
+void write_csv(const fs::path& file, const std::vector<Column>& columns, bool float_precision) {
+  CsvWriter out(file);
+  for (std::size_t k = 0; k < columns.size(); ++k) out.text((k ? "," : "") + columns[k].name);
+  out.endl();
+  const std::size_t rows = columns.empty()                          ? 0
+                           : columns[0].kind == Column::Kind::kReal ? columns[0].real.size()
+                                                                    : columns[0].integer.size();
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const Column& c = columns[k];
+      if (k) out.sep();
+      switch (c.kind) {
+        case Column::Kind::kReal:
+          out.real(c.real[i], float_precision && c.run_precision);
+          break;
+        case Column::Kind::kInteger:
+          out.integer(c.integer[i]);
+          break;
+        case Column::Kind::kStatus:
+          out.text(status_name(std::int32_t(c.integer[i])));
+          break;
+      }
+    }
+    out.endl();
+  }
+  out.close();
+}
+
+void write_json(const fs::path& file, const nlohmann::ordered_json& j) {
+  std::ofstream out(file);
+  out << j.dump(2) << '\n';
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + file.string() + " (disk full?)");
+}
+
+const char* status_name(std::int32_t status) {
+  switch (status) {
+    case kernels::kStatusOk:
+      return "ok";
+    case kernels::kStatusNonFinite:
+      return "non-finite";
+    case kernels::kStatusEscaped:
+      return "escaped";
+    case kernels::kStatusNewtonNotConverged:
+      return "newton-not-converged";
+    default:
+      return "unknown";
+  }
+}
+
+}  // namespace vigor::host
