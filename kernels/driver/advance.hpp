@@ -252,7 +252,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     r.active &= ~(Bits(1) << l);
   };
   // Retire the lanes of `lanes` in the state they have now (end of the segment, or stopped).
-  const auto retire_now = [&](Bits lanes) {
+  const auto retire_now = [&](Bits lanes) VIGOR_LAMBDA_INLINE {
     for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
       constexpr int b = decltype(bc)::value;
       const Bits sub = lanes & (L::kSub << b * W);
