@@ -262,11 +262,48 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     });
   };
 
+  // ---- What a selected lane does, one handler per event (the tests are in events.hpp). Each
+  // takes the lanes (bits of the block) and copies of the values it reads: a handler that is not
+  // inlined must not take the address of the loop's registers. Each returns the lanes that stop.
+  auto crossings = typename L::template Crossings<OpsS>{};
+  // Crossings are counted and their slots claimed here (a crossing past the run's or the buffer's
+  // limit is counted, not located); a full buffer pauses the lane until the host drains it.
+  const auto record_crossings = [&](Bits lanes, int sh, const State x0, const State x1) {
+    Bits full = 0;
+    L::for_each_lane(lanes, [&](int l) {
+      const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
+      if (slot < 0) return;
+      crossings.add(mp, ms, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + it));
+      if (r.hits[l] == sp.hit_capacity) full |= Bits(1) << l;
+    });
+    return full;
+  };
+  const auto record_samples = [&](Bits lanes, int sh, const State x1) {
+    Bits full = 0;
+    L::for_each_lane(lanes, [&](int l) {
+      const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
+      if (slot < 0) return;
+      write_hit<Ops::kDim>(a, sp, i0 + l, slot, T(r.k0[l] + it + 1) * h,
+                           L::template lane_vector<Ops>(x1, l - sh));
+      if (r.hits[l] == sp.hit_capacity) full |= Bits(1) << l;
+    });
+    return full;
+  };
+  // Escaped and unconverged lanes stop with their status (an escape on the same step wins).
+  const auto stop_with = [&](Bits lanes, std::int32_t status) {
+    Bits stopped = 0;
+    L::for_each_lane(lanes, [&](int l) {
+      if (r.status[l] != kStatusOk) return;
+      r.status[l] = status;
+      stopped |= Bits(1) << l;
+    });
+    return stopped;
+  };
+
   CheckSchedule<L> checks;
   checks.init(sp.conservation_every, r.k0, it, r.active, valid);
   [[maybe_unused]] const bool bursts = kBurstable<IP, kTangent> && segment_allows_bursts(sp);
   [[maybe_unused]] std::int64_t per_step_until = 0;  // after an undone burst: one at a time
-  auto crossings = typename L::template Crossings<OpsS>{};
   std::int64_t horizon = r.horizon(end_step, it, valid);
 
   for (;;) {
@@ -385,45 +422,21 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
         const P g = Ops::component(x, coord) - P(value);
         const Bits crossed = (crossing_lanes<L>(gp[b], g, direction) << sh) & live;
         gp[b] = g;
-        if (crossed != 0) [[unlikely]] {
-          const State x0 = L::rare_copy(before), x1 = L::rare_copy(x);  // see Snapshot
-          L::for_each_lane(crossed, [&](int l) {
-            // A crossing past the run's or the buffer's limit is counted, not located.
-            const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
-            if (slot < 0) return;
-            crossings.add(mp, ms, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + it));
-            if (r.hits[l] == sp.hit_capacity) stop |= Bits(1) << l;  // pause until drained
-          });
-        }
+        if (crossed != 0) [[unlikely]]
+          stop |= record_crossings(crossed, sh, L::rare_copy(before), L::rare_copy(x));
       } else if (strobe) {
         const Bits sampled = strobe_lanes<L>(r.k0 + sh, it, sp.stroboscopic_every, live >> sh)
                              << sh;
-        if (sampled != 0) {
-          const State x1 = L::rare_copy(x);  // a copy (see Snapshot)
-          L::for_each_lane(sampled, [&](int l) {
-            const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
-            if (slot < 0) return;
-            write_hit<Ops::kDim>(a, sp, i0 + l, slot, T(r.k0[l] + it + 1) * h,
-                                 L::template lane_vector<Ops>(x1, l - sh));
-            if (r.hits[l] == sp.hit_capacity) stop |= Bits(1) << l;
-          });
-        }
+        if (sampled != 0) stop |= record_samples(sampled, sh, L::rare_copy(x));
       }
       // After the section test, so a crossing on the escaping step is still recorded.
       if (escape_on) {
         const Bits out = (escaped_lanes<L, Ops>(x, escape2) << sh) & live;
-        L::for_each_lane(out, [&](int l) {
-          r.status[l] = kStatusEscaped;
-          stop |= Bits(1) << l;
-        });
+        if (out != 0) stop |= stop_with(out, kStatusEscaped);
       }
       if (kSolves && newton_check) {
         const Bits unconverged = (unconverged_lanes<L>(residual, newton_tol) << sh) & live;
-        L::for_each_lane(unconverged, [&](int l) {
-          if (r.status[l] != kStatusOk) return;  // escaped on this step
-          r.status[l] = kStatusNewtonNotConverged;
-          stop |= Bits(1) << l;
-        });
+        if (unconverged != 0) stop |= stop_with(unconverged, kStatusNewtonNotConverged);
       }
     });
     ++it;
