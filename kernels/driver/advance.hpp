@@ -222,7 +222,6 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   // after it, as a loop that ends writes its state: stores inside the loop would hold their
   // addresses in registers through every step.
   constexpr bool kRetireAtExit = L::NB == 1;
-  [[maybe_unused]] std::int64_t exit_steps = 0;
   struct Snapshot {
     State x;
     P em, jm, rm;
@@ -243,12 +242,9 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
       retire_tangent<TOpsS>(ms, ids, L::dual_lane(sd, ll), acc.lane(ll), r.status[l],
                             r.k0[l] + steps, h, a, n, i);
   };
-  const auto retire_lane = [&](auto bc, int l, std::int64_t steps, const Snapshot& v) {
-    if constexpr (kRetireAtExit) {
-      exit_steps = steps;
-    } else {
-      write_lane(l, l - decltype(bc)::value * W, steps, v);
-    }
+  const auto retire_lane = [&](auto bc, int l, [[maybe_unused]] std::int64_t steps,
+                               [[maybe_unused]] const Snapshot& v) {
+    if constexpr (!kRetireAtExit) write_lane(l, l - decltype(bc)::value * W, steps, v);
     r.active &= ~(Bits(1) << l);
   };
   // Retire the lanes of `lanes` in the state they have now (end of the segment, or stopped).
@@ -304,10 +300,15 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   checks.init(sp.conservation_every, r.k0, it, r.active, valid);
   [[maybe_unused]] const bool bursts = kBurstable<IP, kTangent> && segment_allows_bursts(sp);
   [[maybe_unused]] std::int64_t per_step_until = 0;  // after an undone burst: one at a time
-  std::int64_t horizon = r.horizon(end_step, it, valid);
+  // Iterations every active lane can still take before one reaches end_step. On one lane it is
+  // end_step - it, read where needed rather than carried through the loop (a register fewer).
+  std::int64_t horizon_left = L::NB == 1 ? 0 : r.horizon(end_step, it, valid);
+  const auto horizon = [&]() VIGOR_LAMBDA_INLINE {
+    return L::NB == 1 ? sp.end_step - it : horizon_left;
+  };
 
   for (;;) {
-    if (horizon == 0) {
+    if (horizon() == 0) {
       // The lanes at end_step (on one lane, the lane itself: its horizon is its last step).
       Bits done = r.active;
       if constexpr (L::NB > 1) {
@@ -317,12 +318,12 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
       }
       retire_now(done);
       if (r.active == 0) break;
-      horizon = r.horizon(end_step, it, valid);
+      horizon_left = r.horizon(end_step, it, valid);
     }
     if constexpr (kBurstable<IP, kTangent>) {
       // Iterations before the check iteration and before any active lane reaches end_step.
       const std::int64_t len =
-          bursts && it >= per_step_until ? min_of(checks.next - it, horizon) : std::int64_t(0);
+          bursts && it >= per_step_until ? min_of(checks.next - it, horizon()) : std::int64_t(0);
       if (len > 0) {
         State start[B];
         for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
@@ -345,7 +346,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
         });
         if ((r.active & ~finite) == 0) {
           it += len;
-          horizon -= len;
+          horizon_left -= len;
           continue;
         }
         for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
@@ -359,7 +360,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     // ---- One step of every sub-block, and the events it may have caused.
     Bits stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
     Bits due;
-    const bool check = checks.advance(it, r.active, valid, due);
+    const bool check = checks.advance(it, sp.conservation_every, r.active, valid, due);
     for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
       constexpr int b = decltype(bc)::value;
       constexpr int sh = b * W;
@@ -387,7 +388,6 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
         if constexpr (kRetireAtExit) {
           r.status[0] = kStatusNonFinite;
           x = before;  // frozen at the last finite state
-          exit_steps = it;
           r.active = 0;
           return;
         } else {
@@ -429,24 +429,42 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
                              << sh;
         if (sampled != 0) stop |= record_samples(sampled, sh, L::rare_copy(x));
       }
-      // After the section test, so a crossing on the escaping step is still recorded.
+      // After the section test, so a crossing on the escaping step is still recorded. One lane
+      // leaves the step as soon as it stops (an escape wins over the Newton test, as stop_with
+      // does for blocks): kept to the end of the step, the stop's flag and the values it writes
+      // cost a GPU thread registers through the whole loop (docs/performance.md).
       if (escape_on) {
         const Bits out = (escaped_lanes<L, Ops>(x, escape2) << sh) & live;
-        if (out != 0) stop |= stop_with(out, kStatusEscaped);
+        if (out != 0) {
+          stop |= stop_with(out, kStatusEscaped);
+          if constexpr (kRetireAtExit) {
+            r.active = 0;
+            return;
+          }
+        }
       }
       if (kSolves && newton_check) {
         const Bits unconverged = (unconverged_lanes<L>(residual, newton_tol) << sh) & live;
-        if (unconverged != 0) stop |= stop_with(unconverged, kStatusNewtonNotConverged);
+        if (unconverged != 0) {
+          stop |= stop_with(unconverged, kStatusNewtonNotConverged);
+          if constexpr (kRetireAtExit) {
+            r.active = 0;
+            return;
+          }
+        }
       }
     });
     ++it;
-    --horizon;
+    --horizon_left;
     if (stop != 0) retire_now(stop);
     if (r.active == 0) break;
   }
   crossings.flush(mp, ms, a, sp);
+  // One lane: it left in the iteration it stopped in, after `it` counted it, unless that
+  // iteration's step failed (the lane is frozen at the state before it).
   if constexpr (kRetireAtExit)
-    write_lane(0, 0, exit_steps, Snapshot{s[0], emax[0], jmax[0], rmax[0]});
+    write_lane(0, 0, it - (r.status[0] == kStatusNonFinite ? 1 : 0),
+               Snapshot{s[0], emax[0], jmax[0], rmax[0]});
   r.store(a, i0, valid);
 }
 

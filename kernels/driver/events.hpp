@@ -93,15 +93,13 @@ VIGOR_HD VIGOR_INLINE typename L::Bits unconverged_lanes(const typename L::Real&
 template <class L>
 struct CheckSchedule {
   using Bits = typename L::Bits;
-  std::int64_t every = 1;
   std::int64_t next = 0;  ///< the iteration of the next check (every > 1)
   bool one = true;        ///< every active lane shares the schedule
   std::int64_t at[L::NB];
 
   /// Lane l has taken k0[l] + it steps at iteration `it`.
-  VIGOR_HD VIGOR_INLINE void init(std::int64_t e, const std::int64_t* k0, std::int64_t it,
+  VIGOR_HD VIGOR_INLINE void init(std::int64_t every, const std::int64_t* k0, std::int64_t it,
                                   Bits active, int valid) {
-    every = e;
     if (every <= 1) return;
     std::int64_t first = -1;
     for (int l = 0; l < valid; ++l) {
@@ -116,7 +114,10 @@ struct CheckSchedule {
 
   /// Whether iteration `it` checks any lane; `due` gets the lanes it checks (every lane past
   /// `valid` is marked due as well: never active, they spare a partial block the per-lane fold).
-  VIGOR_HD VIGOR_INLINE bool advance(std::int64_t it, Bits active, int valid, Bits& due) {
+  /// `every` is the segment's (SegmentParams::conservation_every), passed rather than kept: on a
+  /// GPU thread it is then a kernel parameter, not a register carried through the loop.
+  VIGOR_HD VIGOR_INLINE bool advance(std::int64_t it, std::int64_t every, Bits active, int valid,
+                                     Bits& due) {
     due = ~Bits(0);
     if (every <= 1) return true;
     if (it != next) {
