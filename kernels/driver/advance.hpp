@@ -230,8 +230,11 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     constexpr int b = decltype(bc)::value;
     return Snapshot{L::rare_copy(x), emax[b], jmax[b], rmax[b]};
   };
-  // Lane ll of sub-block b (lane l of the block) with the values of v, after `steps` iterations.
-  const auto write_lane = [&](int l, int ll, std::int64_t steps, const Snapshot& v) {
+  // Lane ll of sub-block b (lane l of the block) with the values of v, after `steps` iterations;
+  // with kTangent, dual and tacc are copies of the lane's dual state and accumulators. Nothing of
+  // the loop's own values is captured: not inlined, this lambda must not take their address.
+  const auto write_lane = [&](int l, int ll, std::int64_t steps, const Snapshot& v,
+                              [[maybe_unused]] const auto& dual, [[maybe_unused]] const auto& tacc) {
     const std::int64_t i = i0 + l;
     L::template store_lane<Ops>(v.x, ll, a.state, n, i);
     a.step[i] = r.k0[l] + steps;
@@ -239,12 +242,17 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     if constexpr (kMaps > 0) a.momentum_error[i] = L::lane(v.jm, ll);
     if constexpr (kSolves) a.newton_residual[i] = L::lane(v.rm, ll);
     if constexpr (kTangent)
-      retire_tangent<TOpsS>(ms, ids, L::dual_lane(sd, ll), acc.lane(ll), r.status[l],
-                            r.k0[l] + steps, h, a, n, i);
+      retire_tangent<TOpsS>(ms, ids, dual, tacc, r.status[l], r.k0[l] + steps, h, a, n, i);
   };
   const auto retire_lane = [&](auto bc, int l, [[maybe_unused]] std::int64_t steps,
-                               [[maybe_unused]] const Snapshot& v) {
-    if constexpr (!kRetireAtExit) write_lane(l, l - decltype(bc)::value * W, steps, v);
+                               [[maybe_unused]] const Snapshot& v) VIGOR_LAMBDA_INLINE {
+    if constexpr (!kRetireAtExit) {
+      const int ll = l - decltype(bc)::value * W;
+      if constexpr (kTangent)
+        write_lane(l, ll, steps, v, L::dual_lane(sd, ll), acc.lane(ll));
+      else
+        write_lane(l, ll, steps, v, 0, 0);
+    }
     r.active &= ~(Bits(1) << l);
   };
   // Retire the lanes of `lanes` in the state they have now (end of the segment, or stopped).
@@ -254,32 +262,35 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
       const Bits sub = lanes & (L::kSub << b * W);
       if (sub == 0) return;
       const Snapshot v = snapshot(bc, s[b]);
-      L::for_each_lane(sub, [&](int l) { retire_lane(bc, l, it, v); });
+      const std::int64_t steps = it;
+      L::for_each_lane(sub, [&](int l) VIGOR_LAMBDA_INLINE { retire_lane(bc, l, steps, v); });
     });
   };
 
   // ---- What a selected lane does, one handler per event (the tests are in events.hpp). Each
-  // takes the lanes (bits of the block) and copies of the values it reads: a handler that is not
-  // inlined must not take the address of the loop's registers. Each returns the lanes that stop.
+  // takes the lanes (bits of the block), the iteration and copies of the values it reads: a
+  // handler that is not inlined must not take the address of the loop's registers (the loop
+  // counter included). Each returns the lanes that stop.
   auto crossings = typename L::template Crossings<OpsS>{};
   // Crossings are counted and their slots claimed here (a crossing past the run's or the buffer's
   // limit is counted, not located); a full buffer pauses the lane until the host drains it.
-  const auto record_crossings = [&](Bits lanes, int sh, const State x0, const State x1) {
+  const auto record_crossings = [&](Bits lanes, int sh, std::int64_t iter, const State x0,
+                                    const State x1) {
     Bits full = 0;
     L::for_each_lane(lanes, [&](int l) {
       const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
       if (slot < 0) return;
-      crossings.add(mp, ms, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + it));
+      crossings.add(mp, ms, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + iter));
       if (r.hits[l] == sp.hit_capacity) full |= Bits(1) << l;
     });
     return full;
   };
-  const auto record_samples = [&](Bits lanes, int sh, const State x1) {
+  const auto record_samples = [&](Bits lanes, int sh, std::int64_t iter, const State x1) {
     Bits full = 0;
     L::for_each_lane(lanes, [&](int l) {
       const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
       if (slot < 0) return;
-      write_hit<Ops::kDim>(a, sp, i0 + l, slot, T(r.k0[l] + it + 1) * h,
+      write_hit<Ops::kDim>(a, sp, i0 + l, slot, T(r.k0[l] + iter + 1) * h,
                            L::template lane_vector<Ops>(x1, l - sh));
       if (r.hits[l] == sp.hit_capacity) full |= Bits(1) << l;
     });
@@ -392,9 +403,10 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
           return;
         } else {
           const Snapshot v = snapshot(bc, before);
-          L::for_each_lane(bad, [&](int l) {
+          const std::int64_t steps = it;
+          L::for_each_lane(bad, [&](int l) VIGOR_LAMBDA_INLINE {
             r.status[l] = kStatusNonFinite;
-            retire_lane(bc, l, it, v);  // frozen at the last finite state
+            retire_lane(bc, l, steps, v);  // frozen at the last finite state
           });
           // A burst retaken step by step has found its failing lane: the other lanes' states are
           // finite here, so bursts may resume after this step (a later failure rewinds again).
@@ -423,11 +435,11 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
         const Bits crossed = (crossing_lanes<L>(gp[b], g, direction) << sh) & live;
         gp[b] = g;
         if (crossed != 0) [[unlikely]]
-          stop |= record_crossings(crossed, sh, L::rare_copy(before), L::rare_copy(x));
+          stop |= record_crossings(crossed, sh, it, L::rare_copy(before), L::rare_copy(x));
       } else if (strobe) {
         const Bits sampled = strobe_lanes<L>(r.k0 + sh, it, sp.stroboscopic_every, live >> sh)
                              << sh;
-        if (sampled != 0) stop |= record_samples(sampled, sh, L::rare_copy(x));
+        if (sampled != 0) stop |= record_samples(sampled, sh, it, L::rare_copy(x));
       }
       // After the section test, so a crossing on the escaping step is still recorded. One lane
       // leaves the step as soon as it stops (an escape wins over the Newton test, as stop_with
@@ -462,9 +474,14 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   crossings.flush(mp, ms, a, sp);
   // One lane: it left in the iteration it stopped in, after `it` counted it, unless that
   // iteration's step failed (the lane is frozen at the state before it).
-  if constexpr (kRetireAtExit)
-    write_lane(0, 0, it - (r.status[0] == kStatusNonFinite ? 1 : 0),
-               Snapshot{s[0], emax[0], jmax[0], rmax[0]});
+  if constexpr (kRetireAtExit) {
+    const std::int64_t steps = it - (r.status[0] == kStatusNonFinite ? 1 : 0);
+    const Snapshot v{s[0], emax[0], jmax[0], rmax[0]};
+    if constexpr (kTangent)
+      write_lane(0, 0, steps, v, L::dual_lane(sd, 0), acc.lane(0));
+    else
+      write_lane(0, 0, steps, v, 0, 0);
+  }
   r.store(a, i0, valid);
 }
 

@@ -47,15 +47,16 @@ VIGOR_HD VIGOR_INLINE typename L::Bits crossing_lanes(const typename L::Real& g_
                                                       const typename L::Real& g, int direction) {
   using P = typename L::Real;
   const P zero(typename L::T(0));
-  const auto up = [&] {
-    return L::template compare_bits<Cmp::kLt>(g_prev, zero) &
-           L::template compare_bits<Cmp::kGe>(g, zero);
-  };
-  const auto down = [&] {
-    return L::template compare_bits<Cmp::kGt>(g_prev, zero) &
-           L::template compare_bits<Cmp::kLe>(g, zero);
-  };
-  return direction == kDirUp ? up() : (direction == kDirDown ? down() : up() | down());
+  // No lambdas here: one the compiler leaves out of line takes g_prev and g by reference, which
+  // sends them through memory at every step.
+  typename L::Bits lanes = 0;
+  if (direction != kDirDown)
+    lanes |= L::template compare_bits<Cmp::kLt>(g_prev, zero) &
+             L::template compare_bits<Cmp::kGe>(g, zero);
+  if (direction != kDirUp)
+    lanes |= L::template compare_bits<Cmp::kGt>(g_prev, zero) &
+             L::template compare_bits<Cmp::kLe>(g, zero);
+  return lanes;
 }
 
 /// Lanes among `live` whose step count after this iteration, k0[l] + it + 1, is a multiple of
@@ -64,7 +65,7 @@ template <class L>
 VIGOR_HD VIGOR_INLINE typename L::Bits strobe_lanes(const std::int64_t* k0, std::int64_t it,
                                                     std::int64_t every, typename L::Bits live) {
   typename L::Bits due = 0;
-  L::for_each_lane(live, [&](int l) {
+  L::for_each_lane(live, [&](int l) VIGOR_LAMBDA_INLINE {
     if ((k0[l] + it + 1) % every == 0) due |= typename L::Bits(1) << l;
   });
   return due;

@@ -227,7 +227,7 @@ struct Mask {
 
 /// Calls f(l) for each set bit l of a lane mask, lowest lane first.
 template <class F>
-inline void for_each_lane(std::uint64_t bits, F&& f) {
+VIGOR_INLINE void for_each_lane(std::uint64_t bits, F&& f) {
   for (; bits != 0; bits &= bits - 1) f(__builtin_ctzll(bits));
 }
 
