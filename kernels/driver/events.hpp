@@ -29,14 +29,26 @@ namespace vigor::kernels {
 /// steps (kSolves) also by their residual. A failure shows in the state as soon as the next force
 /// or update uses it; only a finite state whose H alone is infinite (a singular point hit exactly)
 /// waits for the next check.
+///
+/// One lane (a GPU thread) is either due or not, so its test is a plain select. It must stay one:
+/// the block form below, compiled for one lane by ptxas (CUDA 13.0, sm_90, -O1 and above) inside
+/// the segment kernel, judged every lane failed at its first step between checks, so every GPU
+/// run with conservation_every > 1 and per-step tests (a section or an escape radius on) froze
+/// all trajectories at step 0 (docs/performance.md, GPU section; CudaBackend tests
+/// HenonHeilesBurstsBetweenChecksMatchCpu and SectionWithChecksEveryKStepsMatchesCpu).
 template <class L, class Ops, bool kSolves>
 VIGOR_HD VIGOR_INLINE typename L::Bits failed_lanes(const typename Ops::State& x,
                                                     const typename L::Real& de,
                                                     const typename L::Real& residual, bool check,
                                                     typename L::Bits due) {
-  typename L::Bits finite = 0;
-  if (check) finite = L::finite_bits(de) & due;
-  if (due != L::kSub) finite |= L::finite_bits(state_nan_probe<Ops>(x)) & ~due;
+  typename L::Bits finite;
+  if constexpr (L::NB == 1) {
+    finite = check ? L::finite_bits(de) : L::finite_bits(state_nan_probe<Ops>(x));
+  } else {
+    finite = 0;
+    if (check) finite = L::finite_bits(de) & due;
+    if (due != L::kSub) finite |= L::finite_bits(state_nan_probe<Ops>(x)) & ~due;
+  }
   if constexpr (kSolves) finite &= L::finite_bits(residual);
   return ~finite & L::kSub;
 }
