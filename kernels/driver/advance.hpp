@@ -130,6 +130,13 @@ VIGOR_HD inline void retire_tangent(const MS& ms, const IDS& ids, const typename
   tangent_diagnostics<TOpsS>(ids, ms, x0, sd, acc, k, h, a.tangent_out, n, i);
 }
 
+/// One lane's state where a failed step froze it: out of line, so that the rare store neither
+/// issues predicated in the step loop nor keeps its addresses in registers.
+template <class Ops, class State, class T>
+VIGOR_HD VIGOR_NOINLINE void store_frozen(State x, T* state, std::int64_t n, std::int64_t i) {
+  Ops::store(x, state + i, n);
+}
+
 /// Advance the trajectories i0 .. i0 + valid - 1 (valid <= L::NB) to sp.end_step, or until each
 /// stops or pauses. mp and ip: the model and the integrator on L::Real (ip on the dual state with
 /// kTangent); ms: the model on L::T (crossings located one at a time, tangent diagnostics); ids:
@@ -220,7 +227,8 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   // ---- Retiring a lane: its values from a copy made where the rare path starts. One lane (a GPU
   // thread, a scalar CPU trajectory) instead leaves the loop when it stops and writes its values
   // after it, as a loop that ends writes its state: stores inside the loop would hold their
-  // addresses in registers through every step.
+  // addresses in registers through every step. The one exception is the state a failed step
+  // freezes (store_frozen, out of line for that reason).
   constexpr bool kRetireAtExit = L::NB == 1;
   struct Snapshot {
     State x;
@@ -234,9 +242,12 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   // with kTangent, dual and tacc are copies of the lane's dual state and accumulators. Nothing of
   // the loop's own values is captured: not inlined, this lambda must not take their address.
   const auto write_lane = [&](int l, int ll, std::int64_t steps, const Snapshot& v,
-                              [[maybe_unused]] const auto& dual, [[maybe_unused]] const auto& tacc) {
+                              [[maybe_unused]] const auto& dual,
+                              [[maybe_unused]] const auto& tacc) {
     const std::int64_t i = i0 + l;
-    L::template store_lane<Ops>(v.x, ll, a.state, n, i);
+    // One lane frozen on a failed step wrote its state where it failed (see the failure test).
+    if (!kRetireAtExit || r.status[l] != kStatusNonFinite)
+      L::template store_lane<Ops>(v.x, ll, a.state, n, i);
     a.step[i] = r.k0[l] + steps;
     a.energy_error[i] = L::lane(v.em, ll);
     if constexpr (kMaps > 0) a.momentum_error[i] = L::lane(v.jm, ll);
@@ -318,53 +329,58 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     return L::NB == 1 ? sp.end_step - it : horizon_left;
   };
 
+  // One lane enters the loop with steps to take (r.load) and tests its end where an iteration
+  // ends, as a do-while loop: a test at the loop's head would be taken before its first
+  // iteration, per thread, and a GPU thread would then hold the loop's constants in ordinary
+  // registers instead of uniform ones (docs/performance.md). It never clears r.active in the
+  // loop, so the event tests' lane masks fold away.
   for (;;) {
-    if (horizon() == 0) {
-      // The lanes at end_step (on one lane, the lane itself: its horizon is its last step).
-      Bits done = r.active;
-      if constexpr (L::NB > 1) {
-        done = 0;
-        for (int l = 0; l < valid; ++l)
-          if ((r.active >> l & 1) && r.k0[l] + it >= end_step) done |= Bits(1) << l;
-      }
+    if (L::NB > 1 && horizon() == 0) {
+      // A block retires the lanes at end_step and goes on with the others.
+      Bits done = 0;
+      for (int l = 0; l < valid; ++l)
+        if ((r.active >> l & 1) && r.k0[l] + it >= end_step) done |= Bits(1) << l;
       retire_now(done);
       if (r.active == 0) break;
       horizon_left = r.horizon(end_step, it, valid);
     }
     if constexpr (kBurstable<IP, kTangent>) {
-      // Iterations before the check iteration and before any active lane reaches end_step.
-      const std::int64_t len =
-          bursts && it >= per_step_until ? min_of(checks.next - it, horizon()) : std::int64_t(0);
-      if (len > 0) {
-        State start[B];
-        for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
-          constexpr int b = decltype(bc)::value;
-          start[b] = s[b];
-        });
-        for (std::int64_t j = 0; j < len; ++j) {
+      // Iterations before the check iteration and before any active lane reaches end_step. With
+      // bursts off (a section, an escape radius) the loop pays one branch here.
+      if (bursts && it >= per_step_until) {
+        const std::int64_t len = min_of(checks.next - it, horizon());
+        if (len > 0) {
+          State start[B];
           for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
             constexpr int b = decltype(bc)::value;
-            constexpr int sh = b * W;
-            if (B > 1 && (r.active & (L::kSub << sh)) == 0) return;  // a stopped sub-block
-            take_step(ip, mp, s[b], hp,
-                      L::template step_times<MP>(r.k0 + sh, valid - sh, it + j, h));
+            start[b] = s[b];
           });
+          for (std::int64_t j = 0; j < len; ++j) {
+            for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+              constexpr int b = decltype(bc)::value;
+              constexpr int sh = b * W;
+              if (B > 1 && (r.active & (L::kSub << sh)) == 0) return;  // a stopped sub-block
+              take_step(ip, mp, s[b], hp,
+                        L::template step_times<MP>(r.k0 + sh, valid - sh, it + j, h));
+            });
+          }
+          Bits finite = 0;
+          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+            constexpr int b = decltype(bc)::value;
+            finite |= (L::finite_bits(state_nan_probe<Ops>(s[b])) & L::kSub) << (b * W);
+          });
+          if ((r.active & ~finite) == 0) {
+            it += len;
+            horizon_left -= len;
+            if (L::NB == 1 && horizon() == 0) break;
+            continue;
+          }
+          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+            constexpr int b = decltype(bc)::value;
+            s[b] = start[b];
+          });
+          per_step_until = it + len;
         }
-        Bits finite = 0;
-        for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
-          constexpr int b = decltype(bc)::value;
-          finite |= (L::finite_bits(state_nan_probe<Ops>(s[b])) & L::kSub) << (b * W);
-        });
-        if ((r.active & ~finite) == 0) {
-          it += len;
-          horizon_left -= len;
-          continue;
-        }
-        for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
-          constexpr int b = decltype(bc)::value;
-          s[b] = start[b];
-        });
-        per_step_until = it + len;
       }
     }
 
@@ -372,7 +388,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     Bits stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
     Bits due;
     const bool check = checks.advance(it, sp.conservation_every, r.active, valid, due);
-    for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+    const auto step_sub = [&](auto bc) VIGOR_LAMBDA_INLINE {
       constexpr int b = decltype(bc)::value;
       constexpr int sh = b * W;
       if (B > 1 && (r.active & (L::kSub << sh)) == 0) return;  // every lane of it has stopped
@@ -397,9 +413,11 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
           (failed_lanes<L, Ops, kSolves>(x, de, residual, check, due_sub) << sh) & r.active;
       if (bad != 0) {
         if constexpr (kRetireAtExit) {
+          // Frozen at the last finite state, written here: kept in x to the loop's exit, the
+          // state before the step would join the loop's own there, and a GPU thread would copy
+          // its state at every step (docs/performance.md).
           r.status[0] = kStatusNonFinite;
-          x = before;  // frozen at the last finite state
-          r.active = 0;
+          store_frozen<Ops>(before, a.state, n, i0);
           return;
         } else {
           const Snapshot v = snapshot(bc, before);
@@ -449,33 +467,35 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
         const Bits out = (escaped_lanes<L, Ops>(x, escape2) << sh) & live;
         if (out != 0) {
           stop |= stop_with(out, kStatusEscaped);
-          if constexpr (kRetireAtExit) {
-            r.active = 0;
-            return;
-          }
+          if constexpr (kRetireAtExit) return;
         }
       }
       if (kSolves && newton_check) {
         const Bits unconverged = (unconverged_lanes<L>(residual, newton_tol) << sh) & live;
         if (unconverged != 0) {
           stop |= stop_with(unconverged, kStatusNewtonNotConverged);
-          if constexpr (kRetireAtExit) {
-            r.active = 0;
-            return;
-          }
+          if constexpr (kRetireAtExit) return;
         }
       }
-    });
-    ++it;
-    --horizon_left;
-    if (stop != 0) retire_now(stop);
-    if (r.active == 0) break;
+    };
+    if constexpr (kRetireAtExit) {
+      // One lane leaves the loop as soon as it stops (a failed step is not counted).
+      step_sub(std::integral_constant<int, 0>{});
+      if (r.status[0] == kStatusNonFinite) break;
+      ++it;
+      if (stop != 0 || horizon() == 0) break;
+    } else {
+      for_each_sub<B>(step_sub);
+      ++it;
+      --horizon_left;
+      if (stop != 0) retire_now(stop);
+      if (r.active == 0) break;
+    }
   }
   crossings.flush(mp, ms, a, sp);
-  // One lane: it left in the iteration it stopped in, after `it` counted it, unless that
-  // iteration's step failed (the lane is frozen at the state before it).
+  // One lane: `it` counts the steps it kept (a failed step is not counted).
   if constexpr (kRetireAtExit) {
-    const std::int64_t steps = it - (r.status[0] == kStatusNonFinite ? 1 : 0);
+    const std::int64_t steps = it;
     const Snapshot v{s[0], emax[0], jmax[0], rmax[0]};
     if constexpr (kTangent)
       write_lane(0, 0, steps, v, L::dual_lane(sd, 0), acc.lane(0));

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <type_traits>
 
 #include "kernels/core/config.hpp"
 #include "kernels/core/hamiltonian.hpp"
@@ -153,6 +154,13 @@ struct ConstrainedSplittingTraits {
   template <class M>
   static constexpr bool supports() {
     return ConstrainedSeparableModel<M>;
+  }
+  /// On the CPU lanes: FP32 blocks take one register per sub-block. On a pack of a block's
+  /// registers side by side, the constraint Jacobian's duals (K + 1 packs of two registers each)
+  /// spill; FP64 packs of the same size do not (docs/performance.md).
+  template <class Real>
+  static constexpr bool register_sub_blocks() {
+    return std::is_same_v<Real, float>;
   }
 };
 

@@ -81,6 +81,21 @@ inline constexpr int default_newton_iterations = [] {
 template <class I>
 inline constexpr bool integrator_solves = default_newton_iterations<I> > 0;
 
+/// Whether the CPU lanes take the step on sub-blocks of one register each, stepped in turn
+/// (kernels::advance_lanes), rather than on one pack of a block's registers side by side.
+/// Explicit steps do. Implicit ones keep one pack, since a step of Newton iterations outlasts the
+/// core's out-of-order window and sub-blocks taken in turn no longer overlap, unless they declare
+/// `template <class Real> static constexpr bool register_sub_blocks()` (docs/performance.md).
+template <class I, class Real>
+inline constexpr bool integrator_register_sub_blocks = [] {
+  if constexpr (requires {
+                  { I::template register_sub_blocks<Real>() } -> std::convertible_to<bool>;
+                })
+    return bool(I::template register_sub_blocks<Real>());
+  else
+    return !integrator_solves<I>;
+}();
+
 /// Set the Newton iteration count (n > 0) of an implicit integrator; explicit ones ignore it.
 template <class I>
 inline void set_newton_iterations(I& integrator, int n) {
