@@ -9,10 +9,10 @@
 /// is timed (CUDA events): no drain, no host work. The cases are the ones whose registers or
 /// speed a driver change is most likely to move: Verlet on Hénon–Heiles with the section (H every
 /// step) and bare (H once per launch: the burst path), the J2 satellite under the implicit and
-/// fourth-order schemes, RATTLE on the double spherical pendulum. Initial states: Hénon–Heiles at
-/// E = 1/8 on the line q0 = 0; J2 near-circular orbits of radius 1.5-2 and inclination 0.3-1.3;
-/// the double spherical pendulum's reference state turned about z (a symmetry) by a per-
-/// trajectory angle.
+/// fourth-order schemes, RATTLE and the midpoint rule on the double spherical pendulum. Initial
+/// states: Hénon–Heiles at E = 1/8 on the line q0 = 0; J2 near-circular orbits of radius 1.5-2 and
+/// inclination 0.3-1.3; the double spherical pendulum's reference state turned about z (a
+/// symmetry) by a per-trajectory angle.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -211,5 +211,7 @@ int main() {
                                                                     300, false, false);
   run_case<DoubleSphericalPendulum<float>, Rattle<float>, float>("DSP rattle fp32", dsp, n / 4, 300,
                                                                  false, false);
+  run_case<DoubleSphericalPendulum<float>, Midpoint<float>, float>("DSP midpoint fp32", dsp, n / 4,
+                                                                   100, false, false);
   return 0;
 }
