@@ -213,40 +213,46 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
       {"henon_heiles", "lobatto3", 0.05, {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}}},
       {"henon_heiles", "newmark", 0.05, {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}}},
       {"spherical_pendulum", "rattle", 0.01, {{0, 0, -1, 0.5, 0.3, 0}, {0.6, 0, -0.8, 0, 0.7, 0}}},
+      {"spherical_pendulum", "shake", 0.01, {{0, 0, -1, 0.5, 0.3, 0}, {0.6, 0, -0.8, 0, 0.7, 0}}},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.model + " / " + c.integrator);
-    const ModelInfo* m = find_model(c.model);
-    const IntegratorInfo* in = find_integrator(c.integrator);
-    ASSERT_TRUE(m && in);
-    Integration s;
-    s.model = c.model;
-    s.integrator = c.integrator;
-    for (const auto& p : m->params) s.params.push_back(p.default_value);
-    for (const auto& o : in->options)
-      s.options.push_back(std::string(o.name) == "beta" ? 0.25 : o.default_value);
-    s.dt = c.dt;
-    const std::int64_t n = std::int64_t(c.rows.size());
-    std::vector<double> soa(std::size_t(m->dim) * std::size_t(n));
-    for (std::int64_t i = 0; i < n; ++i)
-      for (int k = 0; k < m->dim; ++k)
-        soa[std::size_t(k * n + i)] = c.rows[std::size_t(i)][std::size_t(k)];
-    FinalData f[2];
-    for (int simd = 0; simd < 2; ++simd) {
-      const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/simd == 0, false);
-      auto e = make_engine(s, EngineResources{}, BackendKind::kCpu);
-      if (simd == 1) {
-        EXPECT_GT(e->simd_lanes(), 1);
+  // FP32 too: RATTLE and SHAKE take FP32 blocks as sub-blocks of one register
+  // (kernels::integrator_register_sub_blocks), the other steps one pack of the block's registers.
+  for (const Precision precision : {Precision::kDouble, Precision::kFloat})
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.model + " / " + c.integrator +
+                   (precision == Precision::kFloat ? " / fp32" : " / fp64"));
+      const ModelInfo* m = find_model(c.model);
+      const IntegratorInfo* in = find_integrator(c.integrator);
+      ASSERT_TRUE(m && in);
+      Integration s;
+      s.model = c.model;
+      s.integrator = c.integrator;
+      for (const auto& p : m->params) s.params.push_back(p.default_value);
+      for (const auto& o : in->options)
+        s.options.push_back(std::string(o.name) == "beta" ? 0.25 : o.default_value);
+      s.dt = c.dt;
+      s.precision = precision;
+      const std::int64_t n = std::int64_t(c.rows.size());
+      std::vector<double> soa(std::size_t(m->dim) * std::size_t(n));
+      for (std::int64_t i = 0; i < n; ++i)
+        for (int k = 0; k < m->dim; ++k)
+          soa[std::size_t(k * n + i)] = c.rows[std::size_t(i)][std::size_t(k)];
+      FinalData f[2];
+      for (int simd = 0; simd < 2; ++simd) {
+        const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/simd == 0, false);
+        auto e = make_engine(s, EngineResources{}, BackendKind::kCpu);
+        if (simd == 1) {
+          EXPECT_GT(e->simd_lanes(), 1);
+        }
+        e->upload(soa, n);
+        e->launch(400);
+        f[simd] = e->download();
       }
-      e->upload(soa, n);
-      e->launch(400);
-      f[simd] = e->download();
+      EXPECT_EQ(0, std::memcmp(f[0].state.data(), f[1].state.data(), f[0].state.size() * 8));
+      EXPECT_EQ(f[0].energy_error, f[1].energy_error);
+      EXPECT_EQ(f[0].newton_residual, f[1].newton_residual);
+      EXPECT_EQ(f[0].momentum_error, f[1].momentum_error);
     }
-    EXPECT_EQ(0, std::memcmp(f[0].state.data(), f[1].state.data(), f[0].state.size() * 8));
-    EXPECT_EQ(f[0].energy_error, f[1].energy_error);
-    EXPECT_EQ(f[0].newton_residual, f[1].newton_residual);
-    EXPECT_EQ(f[0].momentum_error, f[1].momentum_error);
-  }
 }
 
 TEST(RunImplicit, ResultsDoNotDependOnTheThreadCount) {
