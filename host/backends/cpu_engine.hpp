@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "host/backends/cpu_info.hpp"
 #include "host/backends/engine.hpp"
 #include "host/backends/engine_common.hpp"
 #include "host/backends/ensemble_storage.hpp"
@@ -268,11 +269,6 @@ class CpuEngine final : public Engine {
   std::int64_t n_ = 0;
   EnsembleStorage<Real, std::vector> store_;
 };
-
-/// The CPU's model name from /proc/cpuinfo; defined in host/backends/cpu_info.cpp.
-std::string cpu_model_name();
-/// "<model name> (N threads)".
-std::string cpu_device_name(int threads);
 
 template <class M, class I, class Real>
 std::string CpuEngine<M, I, Real>::device_name() const {

@@ -1,7 +1,7 @@
+#include "host/backends/cpu_info.hpp"
+
 #include <fstream>
 #include <string>
-
-#include "host/backends/cpu_engine.hpp"
 
 namespace vigor::host {
 

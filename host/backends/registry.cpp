@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <stdexcept>
 
 #include "host/backends/model_info.hpp"
@@ -173,9 +174,27 @@ const std::vector<IntegratorInfo>& integrator_infos() {
   return infos;
 }
 
+namespace {
+
+/// The models jobs defined (formula models), oldest first; a deque, so references stay valid.
+std::deque<ModelInfo>& job_models() {
+  static std::deque<ModelInfo> models;
+  return models;
+}
+
+}  // namespace
+
+const ModelInfo& add_job_model(ModelInfo info) {
+  info.builtin = false;
+  return job_models().emplace_back(std::move(info));
+}
+
 const ModelInfo* find_model(const std::string& name) {
   for (const auto& m : model_infos())
     if (m.name == name) return &m;
+  const auto& jm = job_models();
+  for (auto it = jm.rbegin(); it != jm.rend(); ++it)
+    if (it->name == name) return &*it;
   return nullptr;
 }
 

@@ -4,6 +4,7 @@
 /// (host/custom_model.hpp): names, parameters, options, and engine construction.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,18 +31,24 @@ struct ModelInfo {
   /// Those whose tangent map (diagnostics.tangent) is compiled for it.
   std::vector<std::string> tangent_integrators;
   /// H(state) in double for the given parameter values (kParams order).
-  double (*energy)(const double* params, const double* state) = nullptr;
-  /// Diagonal inverse mass M^{-1}_ii (separable models only; nullptr otherwise).
-  double (*inv_mass)(const double* params, int i) = nullptr;
+  std::function<double(const double* params, const double* state)> energy;
+  /// Diagonal inverse mass M^{-1}_ii (separable models only; empty otherwise).
+  std::function<double(const double* params, int i)> inv_mass;
   /// "" when the state lies on the model's manifold (constraints and their velocity form within
   /// kManifoldTolerance, relative), else what is off, with the sizes.
-  std::string (*check_state)(const double* params, const double* state) = nullptr;
-  /// The CPU engines (always present) and the CUDA engines (nullptr in a build without CUDA, and
-  /// for a registered model given no CUDA factory: host/custom_model_cuda.cuh).
-  EngineFactory make_cpu_engine = nullptr;
-  EngineFactory make_cuda_engine = nullptr;
+  std::function<std::string(const double* params, const double* state)> check_state;
+  /// The CPU engines (always present) and the CUDA engines (empty in a build without CUDA, and
+  /// for a registered model given no CUDA factory: host/custom_model_cuda.cuh). A formula
+  /// model's compile its plugin on first use (host/job/formula/formula_model.hpp).
+  std::function<std::unique_ptr<Engine>(const Integration&, const EngineResources&)>
+      make_cpu_engine, make_cuda_engine;
+  /// Builds ahead of time what make_cpu_engine would build for an Integration on first use (a
+  /// formula model's plugin: `vigor validate --compile`); empty for compiled-in models.
+  std::function<void(const Integration&)> prepare;
   /// true for the models of models/models.def, false for those registered by a program.
   bool builtin = true;
+  /// Written as formulas in a job file (host/job/formula/): compiled at run time.
+  bool formula = false;
 
   /// Index of a state name, or -1.
   int state_index(const std::string& s) const;
@@ -81,6 +88,12 @@ const IntegratorInfo* find_integrator(const std::string& name);
 /// once registration is closed (the first model_infos() or find_model() call, e.g. by cli_main).
 /// `info.builtin` is set to false. Not thread-safe: register from main, before anything else.
 void register_model(ModelInfo info);
+
+/// Add a model defined by the job being read (a formula model, host/job/formula/): allowed after
+/// registration has closed, found by find_model (the latest of a name first) but not listed by
+/// model_infos(). The caller has checked that the name is not a registered model's. The returned
+/// reference stays valid for the life of the program.
+const ModelInfo& add_job_model(ModelInfo info);
 
 /// Number of usable CUDA devices (0 in a build without CUDA, without a driver or without a GPU).
 int cuda_device_count();

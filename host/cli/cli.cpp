@@ -26,9 +26,9 @@ constexpr const char* kUsage =
     "                     [--threads N] [--quiet] [--force] [--checkpoint-every SECONDS]\n"
     "                     [--memory-limit SIZE]\n"
     "  vigor run --resume OUT_DIR [--threads N] [--quiet] [--force] [--memory-limit SIZE]\n"
-    "  vigor validate JOB.json [--out DIR] [--backend B] [--precision P]\n"
+    "  vigor validate JOB.json [--out DIR] [--backend B] [--precision P] [--compile]\n"
     "  vigor plot OUT_DIR [--out PLOT_DIR] [--svg] [--axes X,Y] [--color-by NAME]\n"
-    "  vigor list\n"
+    "  vigor list [JOB.json]\n"
     "  vigor --version\n";
 
 const char* rule_text(kernels::Rule r) {
@@ -57,29 +57,34 @@ void print_params(const std::vector<kernels::ParamSpec>& ps) {
                 rule_text(p.rule), p.description);
 }
 
+void print_model(const ModelInfo& m) {
+  std::printf(
+      "  %s  (dof %d, %s%s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof, m.kind.c_str(),
+      m.constraints > 0 ? (", " + std::to_string(m.constraints) + " constraints").c_str() : "",
+      m.forced ? ", forced" : "",
+      m.formula   ? ", from the job's formulas"
+      : m.builtin ? ""
+                  : ", registered by this program",
+      m.description.c_str());
+  for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
+  std::printf("\n");
+  if (!m.momentum_names.empty()) {
+    std::printf("    momentum maps:");
+    for (const auto& s : m.momentum_names) std::printf(" %s", s.c_str());
+    std::printf("\n");
+  }
+  std::printf("    integrators:");
+  for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
+  std::printf("\n");
+  if (!m.params.empty()) {
+    std::printf("    params:\n");
+    print_params(m.params);
+  }
+}
+
 int list() {
   std::printf("models:\n");
-  for (const auto& m : model_infos()) {
-    std::printf(
-        "  %s  (dof %d, %s%s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof, m.kind.c_str(),
-        m.constraints > 0 ? (", " + std::to_string(m.constraints) + " constraints").c_str() : "",
-        m.forced ? ", forced" : "", m.builtin ? "" : ", registered by this program",
-        m.description.c_str());
-    for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
-    std::printf("\n");
-    if (!m.momentum_names.empty()) {
-      std::printf("    momentum maps:");
-      for (const auto& s : m.momentum_names) std::printf(" %s", s.c_str());
-      std::printf("\n");
-    }
-    std::printf("    integrators:");
-    for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
-    std::printf("\n");
-    if (!m.params.empty()) {
-      std::printf("    params:\n");
-      print_params(m.params);
-    }
-  }
+  for (const auto& m : model_infos()) print_model(m);
   std::printf("integrators:\n");
   for (const auto& i : integrator_infos()) {
     std::printf("  %s  (order %d, %s, %s)\n    %s\n    reference: %s\n", i.name.c_str(), i.order,
@@ -115,6 +120,7 @@ struct Args {
   std::string resume;             ///< --resume OUT_DIR
   double checkpoint_every = 600;  ///< --checkpoint-every SECONDS
   std::size_t memory_limit = 0;   ///< --memory-limit SIZE
+  bool compile = false;           ///< validate --compile: build what the run will compile
 };
 
 /// The number at the start of t; `used` is how many characters it took (0: none).
@@ -170,8 +176,8 @@ Args parse_args(int argc, char** argv) {
   std::vector<std::string> v(argv + 1, argv + argc);
   if (v.empty()) throw JobError("command", "missing (expected run, validate, plot or list)");
   a.command = v[0];
-  if (a.command == "list" && v.size() > 1)
-    throw JobError("command", "list takes no arguments, got \"" + v[1] + "\"");
+  if (a.command == "list" && v.size() > 2)
+    throw JobError("command", "list takes at most a job file, got \"" + v[2] + "\"");
   for (std::size_t k = 1; k < v.size(); ++k) {
     const std::string& s = v[k];
     auto value = [&](const char* name) -> std::string {
@@ -215,6 +221,8 @@ Args parse_args(int argc, char** argv) {
       a.quiet = true;
     } else if (s == "--force") {
       a.force = true;
+    } else if (s == "--compile") {
+      a.compile = true;
     } else if (!s.empty() && s[0] == '-') {
       throw JobError(s, "unknown option");
     } else if (a.job.empty()) {
@@ -246,7 +254,16 @@ int cli(int argc, char** argv) {
       return plot_command(std::vector<std::string>(argv + 2, argv + argc));
     }
     const Args a = parse_args(argc, argv);
-    if (a.command == "list") return list();
+    if (a.command == "list" && a.job.empty()) return list();
+    if (a.command == "list") {
+      // The model of a job, as the job defines it (a formula model's derived facts).
+      const Job job = load_job(a.job, a.overrides);
+      std::printf("model of %s:\n", a.job.c_str());
+      print_model(*find_model(job.integration.model));
+      return kExitOk;
+    }
+    if (a.compile && a.command != "validate")
+      throw JobError("--compile", "belongs to vigor validate");
     if (a.command != "run" && a.command != "validate")
       throw JobError("command", "unknown command \"" + a.command +
                                     "\" (expected run, validate, plot or list)");
@@ -264,6 +281,12 @@ int cli(int argc, char** argv) {
     }
     const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
     if (a.command == "validate") {
+      // --compile: the plugins a formula model needs, compiled into the cache now (ahead of a
+      // batch of runs, or of MPI ranks that would otherwise all wait on the first compile).
+      if (a.compile) {
+        const ModelInfo& model = *find_model(job.integration.model);
+        if (model.prepare) model.prepare(job.integration);
+      }
       if (!comm::root()) return kExitOk;
       std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
                   job.integration.model.c_str(), job.integration.integrator.c_str(),

@@ -23,6 +23,7 @@
 
 #include "host/backends/registry.hpp"
 #include "host/build_info.hpp"
+#include "host/job/formula/formula_model.hpp"
 #include "host/job/json_fields.hpp"
 #include "kernels/sections.hpp"
 #include "kernels/tangent.hpp"
@@ -161,15 +162,34 @@ Precision parse_precision(const std::string& s, const std::string& path, const s
   fail(path, "must be \"double\" or \"float\", got " + shown);
 }
 
+/// A model written in the job (model.formula): read and checked, described without compiling
+/// (host/job/formula/formula_model.hpp), and added to the models find_model knows.
+const ModelInfo& parse_formula_model(const Json& m, Job& job) {
+  if (find(m, "name"))
+    fail("model", "give either name (a built-in or registered model) or formula, not both");
+  auto spec = std::make_shared<const formula::ModelSpec>(formula::read_model_spec(m, "model"));
+  const std::string name_path = "model.formula.name";
+  for (const auto& known : model_infos())
+    if (known.name == spec->name)
+      fail(name_path, "\"" + spec->name + "\" is the name of a " +
+                          (known.builtin ? "built-in" : "registered") +
+                          " model; give the formula model another name");
+  job.integration.model = spec->name;
+  job.integration.params = spec->param_values;
+  return add_job_model(formula::describe(std::move(spec)));
+}
+
 const ModelInfo& parse_model(const Json& top, Job& job) {
   const std::string path = "model";
   const Json& m = require(top, "", path, "an object such as {\"name\": \"henon_heiles\"}");
   if (m.is_string())
     fail(path, "must be an object such as {\"name\": " + show(m) + "}, got " + show(m));
   object(m, path);
-  check_keys(m, path, {"name", "params"}, "key");
+  if (find(m, "formula")) return parse_formula_model(m, job);
+  check_keys(m, path, {"name", "params", "formula"}, "key");
   const std::string name_path = join(path, "name");
-  const Json& name_json = require(m, path, "name", "one of " + list(model_names()));
+  const Json& name_json = require(
+      m, path, "name", "one of " + list(model_names()) + ", or a formula model: model.formula");
   const ModelInfo* info = find_model(string_value(name_json, name_path));
   if (!info)
     fail(name_path, "unknown model " + show(name_json) + " (known: " + list(model_names()) + ")");
@@ -515,9 +535,10 @@ void apply_overrides(const Overrides& overrides, const ModelInfo& model, Job& jo
   if (!model.make_cuda_engine) {
     if (job.backend == BackendKind::kCuda)
       fail(overrides.backend.empty() ? "backend" : "--backend",
-           "model " + model.name +
-               " has no CUDA engine in this program (it was registered without one); use \"cpu\" "
-               "or \"auto\", got \"cuda\"");
+           "model " + model.name + " has no CUDA engine in this program (" +
+               (model.formula ? "formula models are compiled for the CPU only so far"
+                              : "it was registered without one") +
+               "); use \"cpu\" or \"auto\", got \"cuda\"");
     job.backend = BackendKind::kCpu;
   }
 #else

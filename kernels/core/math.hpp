@@ -100,6 +100,19 @@ VIGOR_HD VIGOR_INLINE T min_of(T a, T b) {
   return b < a ? b : a;
 }
 
+/// x^n for an integer n: the product x*x*...*x taken left to right for n >= 1, 1 for n = 0 and
+/// 1/x^|n| for n < 0. How the models write small powers (`y * y * y`), and what the formula
+/// language's `x^3` becomes (host/job/formula), so both give the same bits; with n a constant the
+/// loop unrolls.
+template <class T>
+VIGOR_HD VIGOR_INLINE T ipow(const T& x, int n) {
+  const int m = n < 0 ? -n : n;
+  if (m == 0) return T(1);
+  T r = x;
+  for (int k = 1; k < m; ++k) r = r * x;
+  return n < 0 ? T(1) / r : r;
+}
+
 /// The value of a scalar, whether plain or dual (overloaded for Dual in dual.hpp).
 VIGOR_HD VIGOR_INLINE double value_of(double x) { return x; }
 VIGOR_HD VIGOR_INLINE float value_of(float x) { return x; }

@@ -1,0 +1,184 @@
+/// @file plugin.cpp
+/// @brief Compiling, caching and loading plugins (see plugin.hpp).
+#include "host/backends/plugin.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "host/backends/cpu_info.hpp"
+#include "vigor/plugin_config.hpp"
+#include "vigor/version.hpp"
+
+namespace vigor::host {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// FNV-1a, 64 bits: a cache key, not a security boundary (the cache is the user's own).
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t x) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+  return buf;
+}
+
+/// The compiler's argument list without the output and input files.
+std::vector<std::string> compile_command() {
+  std::vector<std::string> cmd{plugin_compiler()};
+  for (const char* f : build::kPluginFlags) cmd.emplace_back(f);
+  for (const char* d : build::kPluginIncludeDirs) cmd.push_back(std::string("-I") + d);
+  cmd.insert(cmd.end(), {"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"});
+  return cmd;
+}
+
+/// Run argv with stdout and stderr into `log`; the exit status (127: it could not be started).
+int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+EngineTestHooks& host_test_hooks() { return engine_test_hooks(); }
+std::string host_cpu_device_name(int threads) { return cpu_device_name(threads); }
+
+/// The factory of the plugin at `so`, or nullptr when it does not load as a plugin of this ABI
+/// (`why` says what failed). A loaded library stays loaded: its engines' code lives in it.
+EngineFactory open_plugin(const fs::path& so, std::string& why) {
+  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* e = dlerror();
+    why = e ? e : "dlopen failed";
+    return nullptr;
+  }
+  const auto entry = reinterpret_cast<PluginEntry>(dlsym(handle, kPluginEntryName));
+  if (!entry) {
+    why = std::string("no ") + kPluginEntryName + " in it";
+    return nullptr;
+  }
+  static const PluginHost host{kPluginAbi, &host_test_hooks, &host_cpu_device_name};
+  const EngineFactory f = entry(host);
+  if (!f) why = "it was built for another plugin ABI";
+  return f;
+}
+
+std::atomic<unsigned> build_counter{0};
+
+}  // namespace
+
+std::string plugin_cache_dir() {
+  if (const char* d = std::getenv("VIGOR_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/vigor";
+  if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/vigor";
+  throw std::runtime_error(
+      "no cache directory for compiled models: set VIGOR_CACHE_DIR (or HOME or XDG_CACHE_HOME)");
+}
+
+std::string plugin_compiler() {
+  if (const char* c = std::getenv("VIGOR_CXX"); c && *c) return c;
+  return build::kPluginCompiler;
+}
+
+LoadedPlugin load_plugin(const PluginSource& src) {
+  // One process loads or builds one plugin at a time (threads of one process share the cache).
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::vector<std::string> cmd = compile_command();
+  std::string key =
+      src.main_text + '\0' + src.header_text + '\0' + kVersion + '\0' + std::to_string(kPluginAbi);
+  for (const auto& a : cmd) key += '\0' + a;
+  const std::string id = hex(fnv1a(key));
+  const fs::path root = fs::path(plugin_cache_dir()) / "plugins";
+  const fs::path dir = root / id;
+  const fs::path so = dir / "plugin.so";
+
+  std::error_code ec;
+  LoadedPlugin out;
+  out.path = so.string();
+  std::string why;
+  if (fs::exists(dir / "complete", ec)) {
+    if ((out.factory = open_plugin(so, why))) return out;
+    // Damaged, or from another build: set aside (atomically) and build again.
+    const fs::path bad = root / (id + ".bad-" + std::to_string(getpid()));
+    fs::rename(dir, bad, ec);
+    fs::remove_all(bad, ec);
+  }
+
+  fs::create_directories(root, ec);
+  if (ec)
+    throw std::runtime_error("cannot create the model cache " + root.string() + ": " +
+                             ec.message() + " (set VIGOR_CACHE_DIR to a writable directory)");
+  const fs::path tmp =
+      root / (id + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(build_counter++));
+  fs::create_directories(tmp, ec);
+  std::ofstream(tmp / src.header_file) << src.header_text;
+  std::ofstream(tmp / src.main_file) << src.main_text;
+  std::vector<std::string> argv = cmd;
+  argv.insert(argv.end(), {"-o", (tmp / "plugin.so").string(), (tmp / src.main_file).string()});
+  const fs::path log = tmp / "build.log";
+  {
+    std::ofstream l(log);
+    for (const auto& a : argv) l << a << ' ';
+    l << '\n';
+  }
+  const int status = run_logged(argv, log);
+  if (status != 0) {
+    const fs::path kept = root / "failed" / id;
+    fs::remove_all(kept, ec);
+    fs::create_directories(kept.parent_path(), ec);
+    fs::rename(tmp, kept, ec);
+    if (status == 127)
+      throw std::runtime_error("compiling the " + src.what + " needs a C++20 compiler: '" +
+                               argv[0] + "' could not be run (install g++, or set VIGOR_CXX)");
+    throw std::runtime_error("compiling the " + src.what + " failed (" + argv[0] + ", exit " +
+                             std::to_string(status) + "); its log is kept in " +
+                             (kept / "build.log").string());
+  }
+  std::ofstream(tmp / "complete") << id << '\n';
+  fs::rename(tmp, dir, ec);
+  if (ec) fs::remove_all(tmp, ec);  // another process finished first: use its plugin
+  out.built = true;
+  if (!(out.factory = open_plugin(so, why)))
+    throw std::runtime_error("the " + src.what + " was compiled into " + so.string() +
+                             " but does not load: " + why);
+  return out;
+}
+
+}  // namespace vigor::host

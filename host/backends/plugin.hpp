@@ -1,0 +1,60 @@
+/// @file plugin.hpp
+/// @brief Engines compiled at run time: a model's source (generated from a job's formulas,
+/// host/job/formula/) compiled with the compiler and flags this vigor was built with into a shared
+/// library, cached on disk, loaded with dlopen, and asked for its engine factory.
+///
+/// The cache: one directory per plugin under plugin_cache_dir(), named by a hash of everything
+/// that determines the binary (the sources, the compiler and its flags, vigor's version and the
+/// plugin ABI). A plugin is built in a directory of its own and renamed into place when complete,
+/// so concurrent runs (two processes, MPI ranks) never see half a plugin: the first rename wins and
+/// the others load the winner's. An entry that does not load (a damaged file, an ABI from another
+/// build) is removed and built again, never used.
+#pragma once
+
+#include <string>
+
+#include "host/backends/engine.hpp"
+#include "host/backends/test_hooks.hpp"
+
+namespace vigor::host {
+
+/// Bumped whenever what crosses the plugin boundary changes (PluginHost, the entry's signature).
+inline constexpr int kPluginAbi = 1;
+
+/// What the host lends a plugin: the out-of-line functions its engine calls.
+struct PluginHost {
+  int abi = kPluginAbi;
+  EngineTestHooks& (*test_hooks)() = nullptr;
+  std::string (*cpu_device_name)(int threads) = nullptr;
+};
+
+/// The entry a plugin exports (extern "C", host/backends/plugin_entry.hpp): checks the ABI and
+/// returns its engine factory, or nullptr.
+using PluginEntry = EngineFactory (*)(const PluginHost& host);
+inline constexpr const char* kPluginEntryName = "vigor_plugin_entry";
+
+/// A plugin's sources: files written side by side, the first compiled (it includes the others).
+struct PluginSource {
+  std::string main_file;  ///< e.g. plugin.cpp
+  std::string main_text;
+  std::string header_file;  ///< e.g. model.hpp
+  std::string header_text;
+  std::string what;  ///< for messages: "formula model 'name' (verlet, double)"
+};
+
+/// $VIGOR_CACHE_DIR, else $XDG_CACHE_HOME/vigor, else $HOME/.cache/vigor.
+std::string plugin_cache_dir();
+
+/// The compiler command this build records for plugins ($VIGOR_CXX replaces the compiler).
+std::string plugin_compiler();
+
+/// Where a plugin is, built if needed. Throws std::runtime_error (exit 3) when no compiler runs or
+/// the compilation fails, naming the compiler to install or the log kept.
+struct LoadedPlugin {
+  EngineFactory factory = nullptr;
+  std::string path;    ///< the shared library
+  bool built = false;  ///< compiled by this call (false: found in the cache)
+};
+LoadedPlugin load_plugin(const PluginSource& src);
+
+}  // namespace vigor::host

@@ -1,0 +1,27 @@
+/// @file formula_model.hpp
+/// @brief A formula model as the rest of vigor sees it: a ModelInfo (host/backends/registry.hpp)
+/// made from the checked spec without compiling anything — energies and state checks by the
+/// interpreter, the integrators that handle it from its kind — whose CPU engine is compiled into
+/// a cached plugin (host/backends/plugin.hpp) the first time a run asks for it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "host/backends/engine.hpp"
+#include "host/backends/plugin.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/formula/model_spec.hpp"
+
+namespace vigor::host::formula {
+
+/// The ModelInfo of `spec` (not yet in the registry).
+ModelInfo describe(std::shared_ptr<const ModelSpec> spec);
+
+/// The sources of the plugin holding the CPU engine of `spec` with integrator `integrator` (a
+/// name of kernels/integrators/integrators.def that handles the model) in `precision`: the model
+/// header (codegen.hpp) and one translation unit instantiating the engine (plugin_entry.hpp).
+PluginSource plugin_source(const ModelSpec& spec, const std::string& integrator,
+                           Precision precision);
+
+}  // namespace vigor::host::formula

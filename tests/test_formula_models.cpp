@@ -1,0 +1,239 @@
+// Formula models against the built-in models they restate (tests/formula/*.json, compiled ahead
+// of time by the code generator into generated/formula_tests/*.hpp; CMakeLists.txt): the
+// generated code computes what the interpreter computes, bit for bit; it satisfies the model
+// concepts the integrators dispatch on; it runs on SIMD packs lane for lane; and integrated, it
+// follows the built-in model's trajectory to round-off.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "formula_tests/double_pendulum.hpp"
+#include "formula_tests/every_function.hpp"
+#include "formula_tests/henon_heiles.hpp"
+#include "formula_tests/kepler.hpp"
+#include "formula_tests/pendulum.hpp"
+#include "formula_tests/spherical_pendulum.hpp"
+#include "host/job/formula/evaluate.hpp"
+#include "host/job/formula/model_spec.hpp"
+#include "kernels/core/mechanics.hpp"
+#include "kernels/integrators/midpoint.hpp"
+#include "kernels/integrators/protocol.hpp"
+#include "kernels/integrators/rattle.hpp"
+#include "kernels/integrators/stormer_verlet.hpp"
+#include "kernels/simd/pack.hpp"
+#include "kernels/state.hpp"
+#include "models/double_pendulum.hpp"
+#include "models/henon_heiles.hpp"
+#include "models/kepler.hpp"
+#include "models/pendulum.hpp"
+#include "models/spherical_pendulum.hpp"
+
+namespace {
+
+namespace vk = vigor::kernels;
+namespace vm = vigor::models;
+namespace vf = vigor::host::formula;
+namespace fm = vigor::formula_models;
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+vf::ModelSpec spec_of(const std::string& name) {
+  std::ifstream in(std::string(VIGOR_SOURCE_DIR) + "/tests/formula/" + name + ".json");
+  return vf::read_model_spec(vigor::host::Json::parse(in).at("model"));
+}
+
+/// A model from the parameter values its job file gives (the formula model's kParams order).
+template <class M>
+M model_of(const vf::ModelSpec& s) {
+  return M::from_params(s.param_values.data());
+}
+
+static_assert(vk::SeparableModel<fm::Formula_henon_heiles<double>>);
+static_assert(vk::LagrangianModel<fm::Formula_double_pendulum<double>>);
+static_assert(!vk::SeparableModel<fm::Formula_double_pendulum<double>>);
+static_assert(vk::ConstrainedModel<fm::Formula_spherical_pendulum<double>>);
+static_assert(vk::ForcedModel<fm::Formula_every_function<double>>);
+static_assert(vk::StateOps<fm::Formula_kepler<double>, double>::kMomentumMaps == 1);
+static_assert(vk::integrator_supports<vk::Rattle<double>, fm::Formula_spherical_pendulum<double>>);
+static_assert(!vk::integrator_supports<vk::StormerVerlet<double>,
+                                       fm::Formula_every_function<double>>);  // forced
+
+TEST(FormulaModels, GeneratedCodeComputesWhatTheInterpreterComputes) {
+  // One line per tree node, in the tree's order, with -ffp-contract=off: the same bits.
+  const vf::ModelSpec s = spec_of("every_function");
+  const auto m = model_of<fm::Formula_every_function<double>>(s);
+  for (double x : {-0.7, 0.1, 0.9}) {
+    for (double y : {-1.3, 0.4}) {
+      const vk::Vec<double, 2> q{{x, y}};
+      vf::Point<double> at;
+      at.q = &q[0];
+      EXPECT_EQ(m.potential(q), vf::evaluate(s.energy_term, at, s.param_values.data()))
+          << x << " " << y;
+      const vk::Vec<double, 2> v{{y, x}};
+      at.v = &v[0];
+      at.t = 0.3 * x;
+      const auto F = m.external_force(q, v, at.t);
+      for (int i = 0; i < 2; ++i)
+        EXPECT_EQ(F[i], vf::evaluate(s.force[i], at, s.param_values.data()));
+    }
+  }
+  const vf::ModelSpec k = spec_of("kepler");
+  const auto mk = model_of<fm::Formula_kepler<double>>(k);
+  const vk::Vec<double, 2> q{{0.6, -0.2}}, p{{0.3, 1.1}};
+  vf::Point<double> at;
+  at.q = &q[0];
+  at.p = &p[0];
+  EXPECT_EQ(mk.momentum_map(q, p)[0], vf::evaluate(k.momentum_maps[0], at, nullptr));
+}
+
+TEST(FormulaModels, EveryFunctionCompilesOnFloatAndDuals) {
+  const vf::ModelSpec s = spec_of("every_function");
+  const auto mf = model_of<fm::Formula_every_function<float>>(s);
+  const auto md = model_of<fm::Formula_every_function<double>>(s);
+  const vk::Vec<float, 2> qf{{0.3f, -0.2f}};
+  const vk::Vec<double, 2> qd{{0.3, -0.2}};
+  EXPECT_NEAR(mf.potential(qf), md.potential(qd), 1e-6);
+  // Forced, separable: the implicit midpoint integrates it (Hessians by nested duals).
+  using Ops = vk::StateOps<fm::Formula_every_function<double>, double>;
+  const std::array<double, 4> x0{0.3, -0.2, 0.1, 0.05};
+  typename Ops::State st;
+  Ops::load(md, x0.data(), 1, st);
+  double r = 0;
+  for (int k = 0; k < 100; ++k)
+    r = std::max(r, double(vk::take_step(vk::Midpoint<double>{}, md, st, 0.01, 0.01 * k)));
+  EXPECT_LT(r, 1e-12);  // the Newton iteration converged: the derivatives are consistent
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isfinite(st.q[i]) && std::isfinite(st.p[i]));
+}
+
+/// Max over the state of |a - b| after `steps` steps of both models from x0, and max|x| seen.
+template <class I, class MA, class MB, std::size_t K>
+std::pair<double, double> trajectories_apart(const I& integ, const MA& a, const MB& b,
+                                             const std::array<double, K>& x0, double h,
+                                             long steps) {
+  using OpsA = vk::StateOps<MA, double>;
+  using OpsB = vk::StateOps<MB, double>;
+  typename OpsA::State sa;
+  typename OpsB::State sb;
+  OpsA::load(a, x0.data(), 1, sa);
+  OpsB::load(b, x0.data(), 1, sb);
+  double size = 0;
+  for (long k = 0; k < steps; ++k) {
+    vk::take_step(integ, a, sa, h, double(k) * h);
+    vk::take_step(integ, b, sb, h, double(k) * h);
+  }
+  std::array<double, K> xa, xb;
+  OpsA::store(sa, xa.data(), 1);
+  OpsB::store(sb, xb.data(), 1);
+  double d = 0;
+  for (std::size_t i = 0; i < K; ++i) {
+    d = std::max(d, std::abs(xa[i] - xb[i]));
+    size = std::max({size, std::abs(xa[i]), std::abs(x0[i])});
+  }
+  return {d, size};
+}
+
+// The formula models and the built-in ones compute the same forces with different roundings
+// (dual-number gradients of the formula against hand-written gradients, products grouped
+// differently): a few ulps of the force per step. On a regular orbit such differences add up
+// linearly along the trajectory (a phase error), so after N steps the states differ by about
+// N * (a few eps) * |x|. The bound used is 4 N eps max|x|; the orbits are regular (Hénon–Heiles
+// at E ≈ 0.05, Kepler e ≈ 0.3, the pendulums at small amplitude) and short enough that no
+// Lyapunov growth enters.
+constexpr long kSteps = 2000;
+constexpr double kBound = 4.0 * kSteps * kEps;
+
+/// The states of formula model and built-in model `name` at most kBound max|x| apart.
+void expect_follows(const char* name, std::pair<double, double> apart_and_size) {
+  const auto [d, size] = apart_and_size;
+  std::printf("  %s: |formula - built-in| = %.2e after %ld steps (bound %.2e)\n", name, d, kSteps,
+              kBound * size);
+  EXPECT_LE(d, kBound * size) << name;
+}
+
+TEST(FormulaModels, HenonHeilesFollowsTheBuiltInModel) {
+  const auto s = spec_of("henon_heiles");
+  expect_follows(
+      "henon_heiles",
+      trajectories_apart(vk::StormerVerlet<double>{}, model_of<fm::Formula_henon_heiles<double>>(s),
+                         vm::HenonHeiles<double>::from_params(s.param_values.data()),
+                         std::array<double, 4>{0.0, 0.1, 0.3, 0.0}, 0.01, kSteps));
+}
+
+TEST(FormulaModels, KeplerFollowsTheBuiltInModel) {
+  const auto s = spec_of("kepler");
+  expect_follows("kepler", trajectories_apart(
+                               vk::StormerVerlet<double>{}, model_of<fm::Formula_kepler<double>>(s),
+                               vm::Kepler<double>::from_params(s.param_values.data()),
+                               std::array<double, 4>{1.0, 0.0, 0.0, 1.15}, 0.01, kSteps));
+}
+
+TEST(FormulaModels, PendulumFollowsTheBuiltInModel) {
+  const auto s = spec_of("pendulum");
+  // The built-in pendulum's parameters are m, l, g; the formula's m, g, l.
+  const double mlg[3] = {1.0, 1.0, 1.0};
+  expect_follows("pendulum", trajectories_apart(vk::StormerVerlet<double>{},
+                                                model_of<fm::Formula_pendulum<double>>(s),
+                                                vm::Pendulum<double>::from_params(mlg),
+                                                std::array<double, 2>{0.5, 0.2}, 0.01, kSteps));
+}
+
+TEST(FormulaModels, DoublePendulumFollowsTheBuiltInModel) {
+  // A Lagrangian, integrated by the implicit midpoint rule (3 Newton iterations, as the driver).
+  const auto s = spec_of("double_pendulum");
+  expect_follows(
+      "double_pendulum",
+      trajectories_apart(vk::Midpoint<double>{}, model_of<fm::Formula_double_pendulum<double>>(s),
+                         vm::DoublePendulum<double>::from_params(s.param_values.data()),
+                         std::array<double, 4>{0.2, -0.1, 0.1, 0.05}, 0.01, kSteps));
+}
+
+TEST(FormulaModels, SphericalPendulumFollowsTheBuiltInModel) {
+  // A constraint, integrated by RATTLE; the state starts on the sphere |q| = 1 with p tangent.
+  const auto s = spec_of("spherical_pendulum");
+  const double r = std::sqrt(1.0 - 0.3 * 0.3);
+  expect_follows(
+      "spherical_pendulum",
+      trajectories_apart(vk::Rattle<double>{}, model_of<fm::Formula_spherical_pendulum<double>>(s),
+                         vm::SphericalPendulum<double>::from_params(s.param_values.data()),
+                         std::array<double, 6>{0.3, 0.0, -r, 0.0, 0.4, 0.0}, 0.01, kSteps));
+}
+
+TEST(FormulaModels, PackLanesComputeTheScalarModel) {
+  // The generated model on SIMD packs (the CPU engine's lanes): lane l computes what the
+  // scalar model computes from lane l's state, bit for bit (a polynomial potential).
+  constexpr int W = 8;
+  using Pk = vk::Pack<double, W>;
+  const auto s = spec_of("henon_heiles");
+  const auto mp = model_of<fm::Formula_henon_heiles<Pk>>(s);
+  const auto ms = model_of<fm::Formula_henon_heiles<double>>(s);
+  vk::Phase<Pk, 2> sp{};
+  vk::Phase<double, 2> ss[W];
+  for (int l = 0; l < W; ++l) {
+    const double q[2] = {0.01 * l, 0.1 - 0.02 * l}, p[2] = {0.3 - 0.01 * l, 0.02 * l};
+    for (int i = 0; i < 2; ++i) {
+      ss[l].q[i] = q[i];
+      ss[l].p[i] = p[i];
+      sp.q[i].set(l, q[i]);
+      sp.p[i].set(l, p[i]);
+    }
+    vk::refresh_force(ms, ss[l]);
+  }
+  vk::refresh_force(mp, sp);
+  for (int k = 0; k < 500; ++k) {
+    vk::take_step(vk::StormerVerlet<Pk>{}, mp, sp, Pk(0.01), Pk(0.01 * k));
+    for (int l = 0; l < W; ++l)
+      vk::take_step(vk::StormerVerlet<double>{}, ms, ss[l], 0.01, 0.01 * k);
+  }
+  for (int l = 0; l < W; ++l)
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(sp.q[i][l], ss[l].q[i]);
+      EXPECT_EQ(sp.p[i][l], ss[l].p[i]);
+    }
+}
+
+}  // namespace

@@ -1,0 +1,223 @@
+/// @file test_formula_run.cpp
+/// @brief Formula models through the `vigor` executable: a job with model.formula compiles its
+/// model into a cached plugin and runs like the built-in model it restates (final states to
+/// round-off, the same section crossings); the cache is reused, a damaged entry rebuilt; no
+/// compiler, or a failing one, is exit 3 with nothing written; `validate` compiles nothing.
+///
+/// The runs share one cache in the build tree (VIGOR_TEST_FORMULA_CACHE), so a suite run compiles
+/// each plugin once, and the tests that ctest runs side by side share it as concurrent runs do.
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "scratch_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+struct Run {
+  int code = -1;
+  std::string err;
+  std::string out;
+};
+
+/// `vigor ARGS` in `dir` with the extra environment `env` ("NAME=value ..."), stderr captured.
+Run vigor(const fs::path& dir, const std::string& args, const std::string& env = "") {
+  const fs::path err = dir / "stderr.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && env VIGOR_CACHE_DIR='" +
+                          std::string(VIGOR_TEST_FORMULA_CACHE) + "' " + env + " '" + VIGOR_BIN +
+                          "' " + args + " >'" + (dir / "stdout.txt").string() + "' 2>'" +
+                          err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err);
+  std::ostringstream s;
+  s << in.rdbuf();
+  r.err = s.str();
+  std::ifstream o(dir / "stdout.txt");
+  std::ostringstream so;
+  so << o.rdbuf();
+  r.out = so.str();
+  return r;
+}
+
+/// Hénon–Heiles as the example writes it, or the built-in model.
+Json henon_heiles_job(bool formula, const std::string& out) {
+  Json j;
+  if (formula)
+    j["model"] = {{"formula",
+                   {{"name", "my_henon_heiles"},
+                    {"dof", 2},
+                    {"potential", "(q0^2 + q1^2)/2 + a*q0^2*q1 + b*q1^3"},
+                    {"masses", {1, 1}}}},
+                  {"params", {{"a", 1.0}, {"b", -0.3333333333333333}}}};
+  else
+    j["model"] = {{"name", "henon_heiles"}};
+  j["integrator"] = {{"name", "verlet"}, {"dt", 0.01}};
+  j["steps"] = 5000;
+  // Regular orbits at E = 1/12 and below: no Lyapunov growth of the round-off differences.
+  j["ensemble"] = {{"states",
+                    {{0.0, 0.1, 0.3, 0.0},
+                     {0.0, -0.15, 0.25, 0.05},
+                     {0.0, 0.2, 0.2, -0.1},
+                     {0.0, 0.0, 0.35, 0.1}}}};
+  j["section"] = {{"coordinate", "q0"}, {"value", 0.0}, {"direction", "up"}};
+  j["backend"] = "cpu";
+  j["output"] = {{"dir", out}};
+  return j;
+}
+
+std::vector<std::vector<std::string>> csv(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(p);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream s(line);
+    for (std::string c; std::getline(s, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+void write(const fs::path& p, const Json& j) { std::ofstream(p) << j.dump(2); }
+
+/// The plugin directories of the shared cache.
+std::vector<fs::path> plugins() {
+  std::vector<fs::path> v;
+  const fs::path root = fs::path(VIGOR_TEST_FORMULA_CACHE) / "plugins";
+  if (!fs::exists(root)) return v;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory() && fs::exists(e.path() / "complete")) v.push_back(e.path());
+  return v;
+}
+
+TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModel) {
+  ScratchDir dir("formula-hh");
+  for (const char* precision : {"double", "float"}) {
+    write(dir.path / "formula.json", henon_heiles_job(true, "f"));
+    write(dir.path / "builtin.json", henon_heiles_job(false, "b"));
+    const std::string p = std::string(" --precision ") + precision + " --force";
+    const Run f = vigor(dir.path, "run formula.json" + p);
+    ASSERT_EQ(f.code, 0) << f.err;
+    ASSERT_EQ(vigor(dir.path, "run builtin.json" + p).code, 0);
+    const auto a = csv(dir.path / "f" / "final.csv");
+    const auto b = csv(dir.path / "b" / "final.csv");
+    ASSERT_EQ(a.size(), 5u);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(a[0], b[0]);  // the same columns: trajectory,t,q0,q1,p0,p1,...
+    // The formula's forces are dual-number gradients, the built-in model's hand-written ones: a
+    // few ulps apart per step, adding up linearly on these regular orbits to about N eps |x|
+    // after N steps (tests/test_formula_models.cpp). Bound: 4 N eps with |x| <= 0.5.
+    const double eps = std::string(precision) == "float" ? 0x1p-23 : 0x1p-52;
+    const double bound = 4.0 * 5000 * eps * 0.5;
+    for (std::size_t r = 1; r < a.size(); ++r) {
+      for (int c = 2; c < 6; ++c)
+        EXPECT_NEAR(std::stod(a[r][c]), std::stod(b[r][c]), bound) << precision << " row " << r;
+      EXPECT_EQ(a[r].end()[-2], b[r].end()[-2]) << "crossings, row " << r;  // crossings column
+      EXPECT_EQ(a[r].back(), b[r].back()) << "status, row " << r;
+    }
+    EXPECT_EQ(csv(dir.path / "f" / "sections.csv").size(),
+              csv(dir.path / "b" / "sections.csv").size());
+    std::ifstream summary(dir.path / "f" / "summary.json");
+    const Json s = Json::parse(summary);
+    EXPECT_EQ(s["job"]["model"]["formula"]["name"], "my_henon_heiles");
+  }
+}
+
+TEST(FormulaRun, TheCacheIsReusedAndADamagedEntryRebuilt) {
+  ScratchDir dir("formula-cache");
+  write(dir.path / "job.json", henon_heiles_job(true, "out"));
+  ASSERT_EQ(vigor(dir.path, "run job.json --force").code, 0);
+  const auto before = plugins();
+  ASSERT_FALSE(before.empty());
+  // A second run compiles nothing: no new plugin and the same files (a compiler that cannot run
+  // would otherwise fail it).
+  const Run again = vigor(dir.path, "run job.json --force", "VIGOR_CXX=/nonexistent/c++");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(plugins().size(), before.size());
+  // Damage every cached plugin: the next run sets them aside and builds again.
+  for (const auto& p : plugins()) fs::resize_file(p / "plugin.so", 100);
+  const Run rebuilt = vigor(dir.path, "run job.json --force");
+  EXPECT_EQ(rebuilt.code, 0) << rebuilt.err;
+  bool found = false;
+  for (const auto& p : plugins()) found = found || fs::file_size(p / "plugin.so") > 100;
+  EXPECT_TRUE(found);
+}
+
+TEST(FormulaRun, NoCompilerIsARuntimeErrorAndWritesNothing) {
+  ScratchDir dir("formula-nocc");
+  // A model no other test compiles (another parameter value would not do: values are not
+  // compiled in), so the cache cannot already hold it.
+  Json job = henon_heiles_job(true, "out");
+  job["model"]["formula"]["potential"] = "(q0^2 + q1^2)/2 + a*q0^2*q1 + b*q1^3 + 0*q0";
+  write(dir.path / "job.json", job);
+  const Run r = vigor(dir.path, "run job.json", "VIGOR_CXX=/nonexistent/c++");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("needs a C++20 compiler: '/nonexistent/c++' could not be run"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.path / "out"));
+  const Run f = vigor(dir.path, "run job.json", "VIGOR_CXX=/bin/false");
+  EXPECT_EQ(f.code, 3) << f.err;
+  const auto at = f.err.find("its log is kept in ");
+  ASSERT_NE(at, std::string::npos) << f.err;
+  std::string log = f.err.substr(at + 19);
+  log = log.substr(0, log.find_first_of("\n"));
+  EXPECT_TRUE(fs::exists(log)) << log;
+  EXPECT_FALSE(fs::exists(dir.path / "out"));
+  // validate checks the formulas and the initial states without compiling anything.
+  EXPECT_EQ(vigor(dir.path, "validate job.json", "VIGOR_CXX=/nonexistent/c++").code, 0);
+}
+
+TEST(FormulaRun, ListShowsTheJobsModelAndValidateCompileFillsTheCache) {
+  ScratchDir dir("formula-list");
+  Json job = henon_heiles_job(true, "out");
+  job["model"]["formula"]["potential"] = "(q0^2 + q1^2)/2 + a*q0^2*q1 + b*q1^3 + 0*q1";
+  job["model"]["formula"]["momentum_maps"] = {{"Lz", "q0*p1 - q1*p0"}};
+  write(dir.path / "job.json", job);
+  const Run l = vigor(dir.path, "list job.json", "VIGOR_CXX=/nonexistent/c++");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_NE(l.out.find("my_henon_heiles  (dof 2, separable, from the job's formulas)"),
+            std::string::npos)
+      << l.out;
+  EXPECT_NE(l.out.find("momentum maps: Lz"), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("integrators: verlet"), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("midpoint"), std::string::npos) << l.out;
+  // validate --compile builds the run's plugin; the run then needs no compiler.
+  const Run v = vigor(dir.path, "validate job.json --compile");
+  ASSERT_EQ(v.code, 0) << v.err;
+  const Run r = vigor(dir.path, "run job.json", "VIGOR_CXX=/nonexistent/c++");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir.path / "out" / "final.csv"));
+}
+
+TEST(FormulaRun, TheExamplesAreValid) {
+  // examples/formula_*.json as the README shows them: valid, checked without compiling.
+  ScratchDir dir("formula-examples");
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(VIGOR_SOURCE_DIR) / "examples")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("formula_", 0) != 0 || e.path().extension() != ".json") continue;
+    ++seen;
+    const Run r =
+        vigor(dir.path, "validate '" + e.path().string() + "'", "VIGOR_CXX=/nonexistent/c++");
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+  }
+  EXPECT_EQ(seen, 3);
+}
+
+}  // namespace
