@@ -241,8 +241,8 @@ std::vector<BadCase> bad_cases() {
        "error: --resume: no interrupted run of "
        "\"out\" to resume",
        "run", "--resume out"},
-      {"list_takes_no_arguments", nullptr, "", "--threads 3",
-       "error: command: list takes no arguments, got \"foo\"", "list", "foo"},
+      {"list_takes_at_most_a_job", nullptr, "", "--threads 3",
+       "error: command: list takes at most a job file, got \"--threads\"", "list", "foo"},
   };
 }
 
