@@ -16,13 +16,16 @@ std::string literal(double x) {
   return std::string("Real(") + buf + ")";
 }
 
-/// What each function of the language calls; min and max are kernels::min_of / max_of.
+/// What each function of the language calls: abs, min and max choose lane by lane on SIMD packs
+/// (kernels/formula_math.hpp); the others are the functions of kernels/core/math.hpp.
 const char* callee(Fn fn) {
   switch (fn) {
+    case Fn::kAbs:
+      return "formula_abs";
     case Fn::kMin:
-      return "min_of";
+      return "formula_min";
     case Fn::kMax:
-      return "max_of";
+      return "formula_max";
     default:
       return function_name(fn);
   }
@@ -35,8 +38,8 @@ const char* kUsings =
     "    using kernels::sin; using kernels::cos; using kernels::tan; using kernels::asin;\n"
     "    using kernels::acos; using kernels::atan; using kernels::sinh; using kernels::cosh;\n"
     "    using kernels::tanh; using kernels::exp; using kernels::log; using kernels::sqrt;\n"
-    "    using kernels::abs; using kernels::atan2; using kernels::pow; using kernels::min_of;\n"
-    "    using kernels::max_of; using kernels::ipow;\n";
+    "    using kernels::atan2; using kernels::pow; using kernels::ipow;\n"
+    "    using kernels::formula_abs; using kernels::formula_min; using kernels::formula_max;\n";
 
 /// One line per node of `f`, its temporaries named <prefix>N; returns the root's expression as
 /// a T.
@@ -210,7 +213,8 @@ std::string model_header(const ModelSpec& spec, const std::string& struct_name) 
     << "\" of a job file (host/job/formula/codegen.cpp); do not edit.\n"
     << "#pragma once\n\n#include <array>\n\n"
     << "#include \"kernels/core/hamiltonian.hpp\"\n#include \"kernels/core/math.hpp\"\n"
-    << "#include \"kernels/core/specs.hpp\"\n#include \"kernels/core/vec.hpp\"\n\n"
+    << "#include \"kernels/core/specs.hpp\"\n#include \"kernels/core/vec.hpp\"\n"
+    << "#include \"kernels/formula_math.hpp\"\n\n"
     << "namespace vigor::formula_models {\n\n"
     << "template <class Real>\nstruct " << struct_name << " {\n"
     << "  using Self = " << struct_name << ";\n";
