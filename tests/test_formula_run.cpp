@@ -95,13 +95,19 @@ std::vector<std::vector<std::string>> csv(const fs::path& p) {
 
 void write(const fs::path& p, const Json& j) { std::ofstream(p) << j.dump(2); }
 
-/// The plugin directories of the shared cache.
-std::vector<fs::path> plugins() {
+/// The plugin directories of the shared cache whose model is named `name` (the generated header
+/// holds the name; other tests' plugins, which may be in use by their runs, are left alone).
+std::vector<fs::path> plugins_of(const std::string& name) {
   std::vector<fs::path> v;
   const fs::path root = fs::path(VIGOR_TEST_FORMULA_CACHE) / "plugins";
   if (!fs::exists(root)) return v;
-  for (const auto& e : fs::directory_iterator(root))
-    if (e.is_directory() && fs::exists(e.path() / "complete")) v.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (!e.is_directory() || !fs::exists(e.path() / "complete")) continue;
+    std::ifstream in(e.path() / "model.hpp");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (text.str().find("kName = \"" + name + "\"") != std::string::npos) v.push_back(e.path());
+  }
   return v;
 }
 
@@ -139,23 +145,27 @@ TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModel) {
 }
 
 TEST(FormulaRun, TheCacheIsReusedAndADamagedEntryRebuilt) {
+  // A model of its own name, so that only this test's plugin is damaged below.
   ScratchDir dir("formula-cache");
-  write(dir.path / "job.json", henon_heiles_job(true, "out"));
+  Json job = henon_heiles_job(true, "out");
+  job["model"]["formula"]["name"] = "cache_test_model";
+  write(dir.path / "job.json", job);
   ASSERT_EQ(vigor(dir.path, "run job.json --force").code, 0);
-  const auto before = plugins();
-  ASSERT_FALSE(before.empty());
-  // A second run compiles nothing: no new plugin and the same files (a compiler that cannot run
-  // would otherwise fail it).
+  const auto mine = plugins_of("cache_test_model");
+  ASSERT_EQ(mine.size(), 1u);
+  const auto built = fs::last_write_time(mine[0] / "plugin.so");
+  // A second run compiles nothing (a compiler that cannot run would fail it) and leaves the
+  // plugin as it was.
   const Run again = vigor(dir.path, "run job.json --force", "VIGOR_CXX=/nonexistent/c++");
   EXPECT_EQ(again.code, 0) << again.err;
-  EXPECT_EQ(plugins().size(), before.size());
-  // Damage every cached plugin: the next run sets them aside and builds again.
-  for (const auto& p : plugins()) fs::resize_file(p / "plugin.so", 100);
+  EXPECT_EQ(fs::last_write_time(mine[0] / "plugin.so"), built);
+  // Damaged: the next run sets it aside and builds it again.
+  fs::resize_file(mine[0] / "plugin.so", 100);
   const Run rebuilt = vigor(dir.path, "run job.json --force");
   EXPECT_EQ(rebuilt.code, 0) << rebuilt.err;
-  bool found = false;
-  for (const auto& p : plugins()) found = found || fs::file_size(p / "plugin.so") > 100;
-  EXPECT_TRUE(found);
+  const auto now = plugins_of("cache_test_model");
+  ASSERT_EQ(now.size(), 1u);
+  EXPECT_GT(fs::file_size(now[0] / "plugin.so"), 100u);
 }
 
 TEST(FormulaRun, NoCompilerIsARuntimeErrorAndWritesNothing) {
