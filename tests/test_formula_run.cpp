@@ -28,21 +28,21 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-struct Run {
+struct Outcome {
   int code = -1;
   std::string err;
   std::string out;
 };
 
 /// `vigor ARGS` in `dir` with the extra environment `env` ("NAME=value ..."), stderr captured.
-Run vigor(const fs::path& dir, const std::string& args, const std::string& env = "") {
+Outcome vigor(const fs::path& dir, const std::string& args, const std::string& env = "") {
   const fs::path err = dir / "stderr.txt";
   const std::string cmd = "cd '" + dir.string() + "' && env VIGOR_CACHE_DIR='" +
                           std::string(VIGOR_TEST_FORMULA_CACHE) + "' " + env + " '" + VIGOR_BIN +
                           "' " + args + " >'" + (dir / "stdout.txt").string() + "' 2>'" +
                           err.string() + "'";
   const int status = std::system(cmd.c_str());
-  Run r;
+  Outcome r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(err);
   std::ostringstream s;
@@ -117,7 +117,7 @@ TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModel) {
     write(dir.path / "formula.json", henon_heiles_job(true, "f"));
     write(dir.path / "builtin.json", henon_heiles_job(false, "b"));
     const std::string p = std::string(" --precision ") + precision + " --force";
-    const Run f = vigor(dir.path, "run formula.json" + p);
+    const Outcome f = vigor(dir.path, "run formula.json" + p);
     ASSERT_EQ(f.code, 0) << f.err;
     ASSERT_EQ(vigor(dir.path, "run builtin.json" + p).code, 0);
     const auto a = csv(dir.path / "f" / "final.csv");
@@ -156,12 +156,12 @@ TEST(FormulaRun, TheCacheIsReusedAndADamagedEntryRebuilt) {
   const auto built = fs::last_write_time(mine[0] / "plugin.so");
   // A second run compiles nothing (a compiler that cannot run would fail it) and leaves the
   // plugin as it was.
-  const Run again = vigor(dir.path, "run job.json --force", "VIGOR_CXX=/nonexistent/c++");
+  const Outcome again = vigor(dir.path, "run job.json --force", "VIGOR_CXX=/nonexistent/c++");
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(fs::last_write_time(mine[0] / "plugin.so"), built);
   // Damaged: the next run sets it aside and builds it again.
   fs::resize_file(mine[0] / "plugin.so", 100);
-  const Run rebuilt = vigor(dir.path, "run job.json --force");
+  const Outcome rebuilt = vigor(dir.path, "run job.json --force");
   EXPECT_EQ(rebuilt.code, 0) << rebuilt.err;
   const auto now = plugins_of("cache_test_model");
   ASSERT_EQ(now.size(), 1u);
@@ -175,13 +175,13 @@ TEST(FormulaRun, NoCompilerIsARuntimeErrorAndWritesNothing) {
   Json job = henon_heiles_job(true, "out");
   job["model"]["formula"]["potential"] = "(q0^2 + q1^2)/2 + a*q0^2*q1 + b*q1^3 + 0*q0";
   write(dir.path / "job.json", job);
-  const Run r = vigor(dir.path, "run job.json", "VIGOR_CXX=/nonexistent/c++");
+  const Outcome r = vigor(dir.path, "run job.json", "VIGOR_CXX=/nonexistent/c++");
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("needs a C++20 compiler: '/nonexistent/c++' could not be run"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir.path / "out"));
-  const Run f = vigor(dir.path, "run job.json", "VIGOR_CXX=/bin/false");
+  const Outcome f = vigor(dir.path, "run job.json", "VIGOR_CXX=/bin/false");
   EXPECT_EQ(f.code, 3) << f.err;
   const auto at = f.err.find("its log is kept in ");
   ASSERT_NE(at, std::string::npos) << f.err;
@@ -199,7 +199,7 @@ TEST(FormulaRun, ListShowsTheJobsModelAndValidateCompileFillsTheCache) {
   job["model"]["formula"]["potential"] = "(q0^2 + q1^2)/2 + a*q0^2*q1 + b*q1^3 + 0*q1";
   job["model"]["formula"]["momentum_maps"] = {{"Lz", "q0*p1 - q1*p0"}};
   write(dir.path / "job.json", job);
-  const Run l = vigor(dir.path, "list job.json", "VIGOR_CXX=/nonexistent/c++");
+  const Outcome l = vigor(dir.path, "list job.json", "VIGOR_CXX=/nonexistent/c++");
   ASSERT_EQ(l.code, 0) << l.err;
   EXPECT_NE(l.out.find("my_henon_heiles  (dof 2, separable, from the job's formulas)"),
             std::string::npos)
@@ -208,9 +208,9 @@ TEST(FormulaRun, ListShowsTheJobsModelAndValidateCompileFillsTheCache) {
   EXPECT_NE(l.out.find("integrators: verlet"), std::string::npos) << l.out;
   EXPECT_NE(l.out.find("midpoint"), std::string::npos) << l.out;
   // validate --compile builds the run's plugin; the run then needs no compiler.
-  const Run v = vigor(dir.path, "validate job.json --compile");
+  const Outcome v = vigor(dir.path, "validate job.json --compile");
   ASSERT_EQ(v.code, 0) << v.err;
-  const Run r = vigor(dir.path, "run job.json", "VIGOR_CXX=/nonexistent/c++");
+  const Outcome r = vigor(dir.path, "run job.json", "VIGOR_CXX=/nonexistent/c++");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir.path / "out" / "final.csv"));
 }
@@ -223,7 +223,7 @@ TEST(FormulaRun, TheExamplesAreValid) {
     const std::string name = e.path().filename().string();
     if (name.rfind("formula_", 0) != 0 || e.path().extension() != ".json") continue;
     ++seen;
-    const Run r =
+    const Outcome r =
         vigor(dir.path, "validate '" + e.path().string() + "'", "VIGOR_CXX=/nonexistent/c++");
     EXPECT_EQ(r.code, 0) << name << ": " << r.err;
   }
