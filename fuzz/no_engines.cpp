@@ -1,5 +1,5 @@
 /// @file no_engines.cpp
-/// @brief The fuzz build's stand-ins for the per-model CPU engine factories.
+/// @brief The fuzz build's stand-ins for the per-model CPU engine factories and the plugin loader.
 ///
 /// host/backends/registry.cpp describes every model and refers to make_cpu_engine_<name>, which the
 /// main build generates from models/models.def (one heavy engine TU per model). The fuzz targets
@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "host/backends/engine.hpp"
+#include "host/backends/plugin.hpp"
 
 namespace vigor::host {
 
@@ -18,5 +19,10 @@ namespace vigor::host {
   }
 #include "models/models.def"
 #undef VIGOR_MODEL
+
+// A formula model's engine is compiled on first use (host/backends/plugin.cpp): never here.
+LoadedPlugin load_plugin(const PluginSource& src) {
+  throw std::logic_error("the fuzz build compiles no plugins (" + src.what + ")");
+}
 
 }  // namespace vigor::host
