@@ -313,9 +313,9 @@ int function_arity(Fn f) { return int(f) >= int(Fn::kAtan2) ? 2 : 1; }
 Formula parse(const std::string& text, const Scope& scope) { return Parser(text, scope).run(); }
 
 bool is_reserved_name(const std::string& name) {
-  Var v;
-  int i;
-  return name == "t" || name == "pi" || function_index(name) >= 0 || variable_name(name, v, i) ||
+  // Every q, v or p followed by digits, q01 included: a parameter so named would read as a typo
+  // of a variable.
+  return name == "t" || name == "pi" || function_index(name) >= 0 ||
          ((name[0] == 'q' || name[0] == 'v' || name[0] == 'p') && name.size() > 1 &&
           std::all_of(name.begin() + 1, name.end(), is_digit));
 }
