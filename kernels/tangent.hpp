@@ -253,11 +253,23 @@ struct TangentOps {
 /// system: K = 30) take tens of minutes to compile per backend and spill every register.
 inline constexpr int kTangentMaxDirections = 12;
 
+/// Whether a model wants its tangent maps compiled: unless it says `kTangentMaps = false`. A
+/// formula model's plugin says so when its job does not ask for them (diagnostics.tangent off),
+/// so that the run compiles only what it uses (host/job/formula/formula_model.cpp).
+template <class M>
+inline constexpr bool model_wants_tangent = [] {
+  if constexpr (requires { M::kTangentMaps; })
+    return bool(M::kTangentMaps);
+  else
+    return true;
+}();
+
 /// Whether the engines compile the tangent map of integrator I on model M (the job parser refuses
 /// the other pairs by name).
 template <class I, class M>
-inline constexpr bool tangent_built =
-    (TangentOps<M, double>::K <= kTangentMaxDirections) && integrator_tangent_affordable<I, M>;
+inline constexpr bool tangent_built = model_wants_tangent<M> &&
+                                      (TangentOps<M, double>::K <= kTangentMaxDirections) &&
+                                      integrator_tangent_affordable<I, M>;
 
 /// The integrator a tangent-map step runs: the plain one when its step accepts a dual state (h
 /// and the coefficients stay plain numbers, so no arithmetic is spent on their zero partials),

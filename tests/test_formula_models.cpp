@@ -18,6 +18,7 @@
 #include "formula_tests/kepler.hpp"
 #include "formula_tests/pendulum.hpp"
 #include "formula_tests/spherical_pendulum.hpp"
+#include "host/job/formula/codegen.hpp"
 #include "host/job/formula/evaluate.hpp"
 #include "host/job/formula/model_spec.hpp"
 #include "kernels/core/mechanics.hpp"
@@ -28,6 +29,7 @@
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/simd/pack.hpp"
 #include "kernels/state.hpp"
+#include "kernels/tangent.hpp"
 #include "models/double_pendulum.hpp"
 #include "models/henon_heiles.hpp"
 #include "models/kepler.hpp"
@@ -63,6 +65,23 @@ static_assert(vk::StateOps<fm::Formula_kepler<double>, double>::kMomentumMaps ==
 static_assert(vk::integrator_supports<vk::Rattle<double>, fm::Formula_spherical_pendulum<double>>);
 static_assert(!vk::integrator_supports<vk::StormerVerlet<double>,
                                        fm::Formula_every_function<double>>);  // forced
+
+/// What the generator emits for a job without diagnostics.tangent (codegen.hpp).
+template <class Real>
+struct HenonHeilesWithoutTangentMaps : fm::Formula_henon_heiles<Real> {
+  static constexpr bool kTangentMaps = false;
+};
+static_assert(vk::tangent_built<vk::StormerVerlet<double>, fm::Formula_henon_heiles<double>>);
+static_assert(
+    !vk::tangent_built<vk::StormerVerlet<double>, HenonHeilesWithoutTangentMaps<double>>);
+
+TEST(FormulaModels, TangentMapCodeOnlyWhenTheJobAsksForIt) {
+  const vf::ModelSpec s = spec_of("henon_heiles");
+  const std::string with = vf::model_header(s, "M", true);
+  const std::string without = vf::model_header(s, "M", false);
+  EXPECT_EQ(with.find("kTangentMaps"), std::string::npos);
+  EXPECT_NE(without.find("static constexpr bool kTangentMaps = false;"), std::string::npos);
+}
 
 TEST(FormulaModels, GeneratedCodeComputesWhatTheInterpreterComputes) {
   // One line per tree node, in the tree's order, with -ffp-contract=off: the same bits.
@@ -109,6 +128,58 @@ TEST(FormulaModels, EveryFunctionCompilesOnFloatAndDuals) {
     r = std::max(r, double(vk::take_step(vk::Midpoint<double>{}, md, st, 0.01, 0.01 * k)));
   EXPECT_LT(r, 1e-12);  // the Newton iteration converged: the derivatives are consistent
   for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isfinite(st.q[i]) && std::isfinite(st.p[i]));
+}
+
+/// Max over points of |written-out gradient - dual-number gradient| / (1 + |gradient|), and the
+/// same for the written-out gradient's own derivative (evaluated on duals) against the
+/// nested-dual Hessian.
+template <class M>
+std::pair<double, double> gradient_vs_ad(const M& m) {
+  constexpr int n = M::dof;
+  using D = vk::Dual<double, n>;
+  double dg = 0, dh = 0;
+  for (double x : {-0.7, 0.1, 0.9}) {
+    for (double y : {-1.3, 0.4, 0.05}) {
+      vk::Vec<double, n> q;
+      vk::Vec<D, n> qd;
+      for (int i = 0; i < n; ++i) {
+        q[i] = i == 0 ? x : y / i;
+        qd[i] = D::variable(q[i], i);
+      }
+      vk::Vec<double, n> g, g_ad;
+      vk::Mat<double, n> H;
+      m.potential_gradient(q, g);
+      vk::potential_gradient_hessian_ad(m, q, g_ad, H);
+      vk::Vec<D, n> gd;
+      m.potential_gradient(qd, gd);
+      for (int i = 0; i < n; ++i) {
+        dg = std::max(dg, std::abs(g[i] - g_ad[i]) / (1 + std::abs(g[i])));
+        EXPECT_EQ(gd[i].v, g[i]);  // the value of the dual evaluation is the plain one
+        for (int j = 0; j < n; ++j)
+          dh = std::max(dh, std::abs(gd[i].d[j] - H[i][j]) / (1 + std::abs(H[i][j])));
+      }
+    }
+  }
+  return {dg, dh};
+}
+
+TEST(FormulaModels, TheWrittenOutGradientIsTheDualNumberGradient) {
+  // The generator writes grad V out by reverse accumulation over the tree (codegen.cpp); forward
+  // duals compute the same sums of products with other groupings. Every term of these gradients
+  // is O(1) at O(1) points and passes through at most ~10 correctly rounded operations, so the
+  // two agree to a few tens of ulps of (1 + |g|); the derivative of the written-out gradient (on
+  // duals) is the Hessian likewise. A wrong rule (a sign, a missing chain factor) is O(1) off.
+  const auto every = model_of<fm::Formula_every_function<double>>(spec_of("every_function"));
+  const auto hh = model_of<fm::Formula_henon_heiles<double>>(spec_of("henon_heiles"));
+  const auto kep = model_of<fm::Formula_kepler<double>>(spec_of("kepler"));
+  const auto pen = model_of<fm::Formula_pendulum<double>>(spec_of("pendulum"));
+  for (const auto& [what, d] : {std::pair{"every_function", gradient_vs_ad(every)},
+                                {"henon_heiles", gradient_vs_ad(hh)},
+                                {"kepler", gradient_vs_ad(kep)},
+                                {"pendulum", gradient_vs_ad(pen)}}) {
+    EXPECT_LE(d.first, 32 * kEps) << what << ": gradient";
+    EXPECT_LE(d.second, 32 * kEps) << what << ": Hessian";
+  }
 }
 
 /// Max over the state of |a - b| after `steps` steps of both models from x0, and max|x| seen.

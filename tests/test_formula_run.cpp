@@ -2,7 +2,9 @@
 /// @brief Formula models through the `vigor` executable: a job with model.formula compiles its
 /// model into a cached plugin and runs like the built-in model it restates (final states to
 /// round-off, the same section crossings); the cache is reused, a damaged entry rebuilt; no
-/// compiler, or a failing one, is exit 3 with nothing written; `validate` compiles nothing.
+/// compiler, or a failing one, is exit 3 with nothing written; `validate` compiles nothing. In a
+/// build with the CUDA backend: the CUDA plugin compiles without a device, and on a GPU the
+/// formula model runs like the built-in one there.
 ///
 /// The runs share one cache in the build tree (VIGOR_TEST_FORMULA_CACHE), so a suite run compiles
 /// each plugin once, and the tests that ctest runs side by side share it as concurrent runs do.
@@ -21,6 +23,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "host/backends/registry.hpp"
 #include "scratch_dir.hpp"
 
 namespace {
@@ -111,41 +114,60 @@ std::vector<fs::path> plugins_of(const std::string& name) {
   return v;
 }
 
-TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModel) {
-  ScratchDir dir("formula-hh");
+/// Hénon–Heiles from its formula and the built-in model on `backend`, in both precisions: the
+/// same columns, final states to round-off, the same crossings and statuses and sections.
+void expect_formula_runs_like_builtin(const std::string& backend, const std::string& scratch) {
+  ScratchDir dir(scratch);
   for (const char* precision : {"double", "float"}) {
-    write(dir.path / "formula.json", henon_heiles_job(true, "f"));
-    write(dir.path / "builtin.json", henon_heiles_job(false, "b"));
+    Json f = henon_heiles_job(true, "f");
+    Json b = henon_heiles_job(false, "b");
+    f["backend"] = b["backend"] = backend;
+    write(dir.path / "formula.json", f);
+    write(dir.path / "builtin.json", b);
     const std::string p = std::string(" --precision ") + precision + " --force";
-    const Outcome f = vigor(dir.path, "run formula.json" + p);
-    ASSERT_EQ(f.code, 0) << f.err;
+    const Outcome rf = vigor(dir.path, "run formula.json" + p);
+    ASSERT_EQ(rf.code, 0) << rf.err;
     ASSERT_EQ(vigor(dir.path, "run builtin.json" + p).code, 0);
-    const auto a = csv(dir.path / "f" / "final.csv");
-    const auto b = csv(dir.path / "b" / "final.csv");
-    ASSERT_EQ(a.size(), 5u);
-    ASSERT_EQ(a.size(), b.size());
-    EXPECT_EQ(a[0], b[0]);  // the same columns: trajectory,t,q0,q1,p0,p1,...
-    // The formula's forces are dual-number gradients, the built-in model's hand-written ones: a
-    // few ulps apart per step, adding up linearly on these regular orbits to about N eps |x|
-    // after N steps (tests/test_formula_models.cpp). Bound: 4 N eps with |x| <= 0.5.
+    const auto x = csv(dir.path / "f" / "final.csv");
+    const auto y = csv(dir.path / "b" / "final.csv");
+    ASSERT_EQ(x.size(), 5u);
+    ASSERT_EQ(x.size(), y.size());
+    EXPECT_EQ(x[0], y[0]);  // the same columns: trajectory,t,q0,q1,p0,p1,...
+    // The formula's force is its gradient written out from the tree, the built-in model's is
+    // hand-written with the products grouped otherwise: a few ulps apart per step, adding up
+    // linearly on these regular orbits to about N eps |x| after N steps
+    // (tests/test_formula_models.cpp). Bound: 4 N eps with |x| <= 0.5. On a GPU nvcc's fused
+    // multiply-adds round less, and the bound holds as well.
     const double eps = std::string(precision) == "float" ? 0x1p-23 : 0x1p-52;
     const double bound = 4.0 * 5000 * eps * 0.5;
-    for (std::size_t r = 1; r < a.size(); ++r) {
+    for (std::size_t r = 1; r < x.size(); ++r) {
       for (int c = 2; c < 6; ++c)
-        EXPECT_NEAR(std::stod(a[r][c]), std::stod(b[r][c]), bound) << precision << " row " << r;
-      EXPECT_EQ(a[r].end()[-2], b[r].end()[-2]) << "crossings, row " << r;  // crossings column
-      EXPECT_EQ(a[r].back(), b[r].back()) << "status, row " << r;
+        EXPECT_NEAR(std::stod(x[r][c]), std::stod(y[r][c]), bound) << precision << " row " << r;
+      EXPECT_EQ(x[r].end()[-2], y[r].end()[-2]) << "crossings, row " << r;  // crossings column
+      EXPECT_EQ(x[r].back(), y[r].back()) << "status, row " << r;
     }
     EXPECT_EQ(csv(dir.path / "f" / "sections.csv").size(),
               csv(dir.path / "b" / "sections.csv").size());
     std::ifstream summary(dir.path / "f" / "summary.json");
     const Json s = Json::parse(summary);
     EXPECT_EQ(s["job"]["model"]["formula"]["name"], "my_henon_heiles");
+    EXPECT_EQ(s["backend"], backend);
   }
+}
+
+TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModel) {
+  expect_formula_runs_like_builtin("cpu", "formula-hh");
+}
+
+/// Remove the plugins of model `name` (one test's own model) left by earlier runs of the suite
+/// in this build tree: built from older sources, they would be counted as this run's.
+void forget_plugins_of(const std::string& name) {
+  for (const fs::path& p : plugins_of(name)) fs::remove_all(p);
 }
 
 TEST(FormulaRun, TheCacheIsReusedAndADamagedEntryRebuilt) {
   // A model of its own name, so that only this test's plugin is damaged below.
+  forget_plugins_of("cache_test_model");
   ScratchDir dir("formula-cache");
   Json job = henon_heiles_job(true, "out");
   job["model"]["formula"]["name"] = "cache_test_model";
@@ -198,6 +220,7 @@ TEST(FormulaRun, ListShowsTheJobsModelAndValidateCompileFillsTheCache) {
   ScratchDir dir("formula-list");
   Json job = henon_heiles_job(true, "out");
   job["model"]["formula"]["name"] = "list_test_model";
+  forget_plugins_of("list_test_model");
   job["model"]["formula"]["momentum_maps"] = {{"Lz", "q0*p1 - q1*p0"}};
   write(dir.path / "job.json", job);
   const Outcome l = vigor(dir.path, "list job.json", "VIGOR_CXX=/nonexistent/c++");
@@ -208,6 +231,7 @@ TEST(FormulaRun, ListShowsTheJobsModelAndValidateCompileFillsTheCache) {
   EXPECT_NE(l.out.find("momentum maps: Lz"), std::string::npos) << l.out;
   EXPECT_NE(l.out.find("integrators: verlet"), std::string::npos) << l.out;
   EXPECT_NE(l.out.find("midpoint"), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("tangent maps (diagnostics.tangent): verlet"), std::string::npos) << l.out;
   // validate --compile builds the run's plugin; the run then loads it as it is.
   const Outcome v = vigor(dir.path, "validate job.json --compile");
   ASSERT_EQ(v.code, 0) << v.err;
@@ -220,6 +244,104 @@ TEST(FormulaRun, ListShowsTheJobsModelAndValidateCompileFillsTheCache) {
   EXPECT_EQ(fs::last_write_time(mine[0] / "plugin.so"), built);
   EXPECT_EQ(plugins_of("list_test_model").size(), 1u);
 }
+
+/// The value of column `name` in row `r` of a CSV read by csv().
+double cell(const std::vector<std::vector<std::string>>& t, std::size_t r, const std::string& name) {
+  for (std::size_t c = 0; c < t[0].size(); ++c)
+    if (t[0][c] == name) return std::stod(t[r][c]);
+  ADD_FAILURE() << "no column " << name;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+TEST(FormulaRun, TangentMapsAreCompiledWhenTheJobAsksForThem) {
+  // The regular (E = 1/12) and chaotic (E = 1/6) orbits of tests/test_run_tangent.cpp, to t = 200.
+  forget_plugins_of("tangent_test_model");
+  ScratchDir dir("formula-tangent");
+  Json f = henon_heiles_job(true, "f");
+  f["model"]["formula"]["name"] = "tangent_test_model";
+  Json b = henon_heiles_job(false, "b");
+  for (Json* j : {&f, &b}) {
+    (*j)["steps"] = 20000;
+    (*j)["ensemble"] = {{"states", {{0, 0.1, 0.3838402445462608, 0.1},
+                                    {0, -0.1, 0.5591660457025861, 0.1}}}};
+    (*j)["diagnostics"] = {{"tangent", true}};
+  }
+  write(dir.path / "formula.json", f);
+  write(dir.path / "builtin.json", b);
+  const Outcome rf = vigor(dir.path, "run formula.json --force");
+  ASSERT_EQ(rf.code, 0) << rf.err;
+  ASSERT_EQ(vigor(dir.path, "run builtin.json --force").code, 0);
+  const auto x = csv(dir.path / "f" / "final.csv");
+  const auto y = csv(dir.path / "b" / "final.csv");
+  ASSERT_EQ(x.size(), 3u);
+  EXPECT_EQ(x[0], y[0]);  // the same columns, the tangent diagnostics among them
+  // Regular orbit: the two force codes differ by ulps, which the tangent map carries along
+  // without exponential growth; MEGNO (about 2) agrees far below its own scatter.
+  EXPECT_NEAR(cell(x, 1, "megno"), cell(y, 1, "megno"), 1e-6);
+  // MEGNO of a regular orbit tends to 2 (1.59 at t = 200 from this start); a chaotic one grows.
+  EXPECT_GT(cell(x, 1, "megno"), 1.0);
+  EXPECT_LT(cell(x, 1, "megno"), 3.0);
+  EXPECT_LT(cell(x, 1, "symplectic_defect"), 1e-10);
+  // Chaotic orbit: told apart the same way (round-off differences grow, the verdict does not).
+  EXPECT_GT(cell(x, 2, "megno"), 10.0);
+  EXPECT_LT(cell(x, 2, "sali"), 1e-8);
+  // Its plugin holds the tangent code; a run without tangent maps compiles another without it.
+  const auto with = plugins_of("tangent_test_model");
+  ASSERT_EQ(with.size(), 1u);
+  f["diagnostics"] = {{"tangent", false}};
+  write(dir.path / "formula.json", f);
+  ASSERT_EQ(vigor(dir.path, "run formula.json --force").code, 0);
+  int without = 0;
+  for (const fs::path& p : plugins_of("tangent_test_model")) {
+    std::ifstream in(p / "model.hpp");
+    std::ostringstream text;
+    text << in.rdbuf();
+    without += text.str().find("kTangentMaps = false") != std::string::npos;
+  }
+  EXPECT_EQ(without, 1);
+  EXPECT_EQ(plugins_of("tangent_test_model").size(), 2u);
+}
+
+#if defined(VIGOR_HAVE_CUDA)
+/// The plugin directories of `name`'s CUDA engines (their translation unit is plugin.cu).
+std::vector<fs::path> cuda_plugins_of(const std::string& name) {
+  std::vector<fs::path> v;
+  for (const fs::path& p : plugins_of(name))
+    if (fs::exists(p / "plugin.cu")) v.push_back(p);
+  return v;
+}
+
+TEST(FormulaRun, TheCudaPluginCompilesWithoutADevice) {
+  // nvcc needs no GPU: validate --compile builds the CUDA engine a run on a GPU would load.
+  ScratchDir dir("formula-cuda-compile");
+  Json job = henon_heiles_job(true, "out");
+  job["model"]["formula"]["name"] = "cuda_compile_test_model";
+  forget_plugins_of("cuda_compile_test_model");
+  job["backend"] = "cuda";
+  write(dir.path / "job.json", job);
+  const Outcome none = vigor(dir.path, "validate job.json --compile", "VIGOR_NVCC=/nonexistent/nvcc");
+  EXPECT_EQ(none.code, 3) << none.err;
+  EXPECT_NE(none.err.find("needs the CUDA compiler: '/nonexistent/nvcc' could not be run"),
+            std::string::npos)
+      << none.err;
+  const Outcome v = vigor(dir.path, "validate job.json --compile");
+  ASSERT_EQ(v.code, 0) << v.err;
+  const auto mine = cuda_plugins_of("cuda_compile_test_model");
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_TRUE(fs::exists(mine[0] / "plugin.so"));
+  // Only the CUDA engine was asked for: no CPU plugin of this model was compiled.
+  EXPECT_EQ(plugins_of("cuda_compile_test_model").size(), 1u);
+}
+
+TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModelOnTheGpu) {
+  if (vigor::host::cuda_device_count() == 0) {
+    const char* req = std::getenv("VIGOR_REQUIRE_GPU");
+    if (req && std::string(req) == "1") FAIL() << "VIGOR_REQUIRE_GPU=1 but no usable CUDA device";
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  expect_formula_runs_like_builtin("cuda", "formula-hh-gpu");
+}
+#endif
 
 TEST(FormulaRun, TheExamplesAreValid) {
   // examples/formula_*.json as the README shows them: valid, checked without compiling.

@@ -26,6 +26,10 @@
 
 namespace vigor::host {
 
+#if defined(VIGOR_HAVE_CUDA)
+int cuda_device_for_process(int node_rank);  // host/backends/cuda_runtime.cu
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -46,11 +50,17 @@ std::string hex(std::uint64_t x) {
 }
 
 /// The compiler's argument list without the output and input files.
-std::vector<std::string> compile_command() {
-  std::vector<std::string> cmd{plugin_compiler()};
-  for (const char* f : build::kPluginFlags) cmd.emplace_back(f);
+std::vector<std::string> compile_command(bool cuda) {
+  std::vector<std::string> cmd{cuda ? plugin_cuda_compiler() : plugin_compiler()};
+  if (cuda) {
+    for (const char* const* f = build::kPluginCudaFlags; *f; ++f) cmd.emplace_back(*f);
+    cmd.emplace_back("-shared");
+  } else {
+    for (const char* f : build::kPluginFlags) cmd.emplace_back(f);
+    cmd.insert(cmd.end(),
+               {"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"});
+  }
   for (const char* d : build::kPluginIncludeDirs) cmd.push_back(std::string("-I") + d);
-  cmd.insert(cmd.end(), {"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"});
   return cmd;
 }
 
@@ -78,6 +88,11 @@ int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
 
 EngineTestHooks& host_test_hooks() { return engine_test_hooks(); }
 std::string host_cpu_device_name(int threads) { return cpu_device_name(threads); }
+#if defined(VIGOR_HAVE_CUDA)
+constexpr int (*host_cuda_device_for_process)(int) = &cuda_device_for_process;
+#else
+constexpr int (*host_cuda_device_for_process)(int) = nullptr;
+#endif
 
 /// The factory of the plugin at `so`, or nullptr when it does not load as a plugin of this ABI
 /// (`why` says what failed). A loaded library stays loaded: its engines' code lives in it.
@@ -93,9 +108,10 @@ EngineFactory open_plugin(const fs::path& so, std::string& why) {
     why = std::string("no ") + kPluginEntryName + " in it";
     return nullptr;
   }
-  static const PluginHost host{kPluginAbi, &host_test_hooks, &host_cpu_device_name};
+  static const PluginHost host{kPluginAbi, &host_test_hooks, &host_cpu_device_name,
+                               host_cuda_device_for_process};
   const EngineFactory f = entry(host);
-  if (!f) why = "it was built for another plugin ABI";
+  if (!f) why = "it was built for another plugin ABI, or this program lacks its backend";
   return f;
 }
 
@@ -116,11 +132,17 @@ std::string plugin_compiler() {
   return build::kPluginCompiler;
 }
 
+std::string plugin_cuda_compiler() {
+  if (!*build::kPluginCudaCompiler) return {};
+  if (const char* c = std::getenv("VIGOR_NVCC"); c && *c) return c;
+  return build::kPluginCudaCompiler;
+}
+
 LoadedPlugin load_plugin(const PluginSource& src) {
   // One process loads or builds one plugin at a time (threads of one process share the cache).
   static std::mutex mutex;
   const std::lock_guard<std::mutex> lock(mutex);
-  const std::vector<std::string> cmd = compile_command();
+  const std::vector<std::string> cmd = compile_command(src.cuda);
   std::string key =
       src.main_text + '\0' + src.header_text + '\0' + kVersion + '\0' + std::to_string(kPluginAbi);
   for (const auto& a : cmd) key += '\0' + a;
@@ -165,8 +187,12 @@ LoadedPlugin load_plugin(const PluginSource& src) {
     fs::create_directories(kept.parent_path(), ec);
     fs::rename(tmp, kept, ec);
     if (status == 127)
-      throw std::runtime_error("compiling the " + src.what + " needs a C++20 compiler: '" +
-                               argv[0] + "' could not be run (install g++, or set VIGOR_CXX)");
+      throw std::runtime_error("compiling the " + src.what +
+                               (src.cuda ? " needs the CUDA compiler: '" : " needs a C++20 compiler: '") +
+                               argv[0] + "' could not be run (" +
+                               (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC"
+                                         : "install g++, or set VIGOR_CXX") +
+                               ")");
     throw std::runtime_error("compiling the " + src.what + " failed (" + argv[0] + ", exit " +
                              std::to_string(status) + "); its log is kept in " +
                              (kept / "build.log").string());

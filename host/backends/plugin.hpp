@@ -1,7 +1,8 @@
 /// @file plugin.hpp
 /// @brief Engines compiled at run time: a model's source (generated from a job's formulas,
-/// host/job/formula/) compiled with the compiler and flags this vigor was built with into a shared
-/// library, cached on disk, loaded with dlopen, and asked for its engine factory.
+/// host/job/formula/) compiled with the compiler and flags this vigor was built with (the C++
+/// compiler for CPU engines, nvcc for CUDA engines) into a shared library, cached on disk, loaded
+/// with dlopen, and asked for its engine factory.
 ///
 /// The cache: one directory per plugin under plugin_cache_dir(), named by a hash of everything
 /// that determines the binary (the sources, the compiler and its flags, vigor's version and the
@@ -19,13 +20,15 @@
 namespace vigor::host {
 
 /// Bumped whenever what crosses the plugin boundary changes (PluginHost, the entry's signature).
-inline constexpr int kPluginAbi = 1;
+inline constexpr int kPluginAbi = 2;
 
 /// What the host lends a plugin: the out-of-line functions its engine calls.
 struct PluginHost {
   int abi = kPluginAbi;
   EngineTestHooks& (*test_hooks)() = nullptr;
   std::string (*cpu_device_name)(int threads) = nullptr;
+  /// The GPU of a process (host/backends/cuda_engine.cuh); nullptr in a build without CUDA.
+  int (*cuda_device_for_process)(int node_rank) = nullptr;
 };
 
 /// The entry a plugin exports (extern "C", host/backends/plugin_entry.hpp): checks the ABI and
@@ -35,7 +38,8 @@ inline constexpr const char* kPluginEntryName = "vigor_plugin_entry";
 
 /// A plugin's sources: files written side by side, the first compiled (it includes the others).
 struct PluginSource {
-  std::string main_file;  ///< e.g. plugin.cpp
+  bool cuda = false;      ///< compiled by nvcc (a CUDA engine), else by the C++ compiler
+  std::string main_file;  ///< e.g. plugin.cpp or plugin.cu
   std::string main_text;
   std::string header_file;  ///< e.g. model.hpp
   std::string header_text;
@@ -45,8 +49,12 @@ struct PluginSource {
 /// $VIGOR_CACHE_DIR, else $XDG_CACHE_HOME/vigor, else $HOME/.cache/vigor.
 std::string plugin_cache_dir();
 
-/// The compiler command this build records for plugins ($VIGOR_CXX replaces the compiler).
+/// The compiler this build records for CPU plugins ($VIGOR_CXX replaces it).
 std::string plugin_compiler();
+
+/// The CUDA compiler this build records for CUDA plugins ($VIGOR_NVCC replaces it); empty in a
+/// build without the CUDA backend.
+std::string plugin_cuda_compiler();
 
 /// Where a plugin is, built if needed. Throws std::runtime_error (exit 3) when no compiler runs or
 /// the compilation fails, naming the compiler to install or the log kept.

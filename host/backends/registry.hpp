@@ -42,9 +42,10 @@ struct ModelInfo {
   /// model's compile its plugin on first use (host/job/formula/formula_model.hpp).
   std::function<std::unique_ptr<Engine>(const Integration&, const EngineResources&)>
       make_cpu_engine, make_cuda_engine;
-  /// Builds ahead of time what make_cpu_engine would build for an Integration on first use (a
-  /// formula model's plugin: `vigor validate --compile`); empty for compiled-in models.
-  std::function<void(const Integration&)> prepare;
+  /// Builds ahead of time what make_cpu_engine (backend kCpu) or make_cuda_engine (kCuda) would
+  /// build for an Integration on first use (a formula model's plugin: `vigor validate
+  /// --compile`); empty for compiled-in models.
+  std::function<void(const Integration&, BackendKind)> prepare;
   /// true for the models of models/models.def, false for those registered by a program.
   bool builtin = true;
   /// Written as formulas in a job file (host/job/formula/): compiled at run time.

@@ -76,6 +76,11 @@ void print_model(const ModelInfo& m) {
   std::printf("    integrators:");
   for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
   std::printf("\n");
+  if (!m.tangent_integrators.empty()) {
+    std::printf("    tangent maps (diagnostics.tangent):");
+    for (const auto& s : m.tangent_integrators) std::printf(" %s", s.c_str());
+    std::printf("\n");
+  }
   if (!m.params.empty()) {
     std::printf("    params:\n");
     print_params(m.params);
@@ -285,7 +290,7 @@ int cli(int argc, char** argv) {
       // batch of runs, or of MPI ranks that would otherwise all wait on the first compile).
       if (a.compile) {
         const ModelInfo& model = *find_model(job.integration.model);
-        if (model.prepare) model.prepare(job.integration);
+        if (model.prepare) model.prepare(job.integration, resolve_backend(job.backend));
       }
       if (!comm::root()) return kExitOk;
       std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),

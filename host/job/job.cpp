@@ -535,10 +535,9 @@ void apply_overrides(const Overrides& overrides, const ModelInfo& model, Job& jo
   if (!model.make_cuda_engine) {
     if (job.backend == BackendKind::kCuda)
       fail(overrides.backend.empty() ? "backend" : "--backend",
-           "model " + model.name + " has no CUDA engine in this program (" +
-               (model.formula ? "formula models are compiled for the CPU only so far"
-                              : "it was registered without one") +
-               "); use \"cpu\" or \"auto\", got \"cuda\"");
+           "model " + model.name +
+               " has no CUDA engine in this program (it was registered without one); use "
+               "\"cpu\" or \"auto\", got \"cuda\"");
     job.backend = BackendKind::kCpu;
   }
 #else

@@ -39,7 +39,9 @@ const char* kUsings =
     "    using kernels::acos; using kernels::atan; using kernels::sinh; using kernels::cosh;\n"
     "    using kernels::tanh; using kernels::exp; using kernels::log; using kernels::sqrt;\n"
     "    using kernels::atan2; using kernels::pow; using kernels::ipow;\n"
-    "    using kernels::formula_abs; using kernels::formula_min; using kernels::formula_max;\n";
+    "    using kernels::formula_abs; using kernels::formula_min; using kernels::formula_max;\n"
+    "    using kernels::formula_abs_adjoint; using kernels::formula_min_adjoint;\n"
+    "    using kernels::formula_max_adjoint;\n";
 
 /// One line per node of `f`, its temporaries named <prefix>N; returns the root's expression as
 /// a T.
@@ -108,6 +110,157 @@ std::string emit(std::ostringstream& o, const Formula& f, const std::string& pre
   }
   const std::string root = name(f.root());
   return f.varies[f.root()] ? root : "T(" + root + ")";
+}
+
+/// The adjoint of a node during the reverse sweep: `scale` times the temporary `name`, or `scale`
+/// alone when there is no name. Numbers met on the way (the 1/2 of q0^2/2, the 3 of q1^3) are
+/// multiplied into the scale at generation time rather than at run time, and the seed, sums and
+/// negations emit nothing, so the gradient costs what a hand-written one does. At most one
+/// adjoint per node: a tree node has one parent.
+struct Adjoint {
+  bool set = false;
+  double scale = 1.0;
+  std::string name;
+};
+
+/// The gradient of the tree `f` (the potential) with respect to q into g, by reverse accumulation
+/// over the tree after its forward lines (emit(), prefix `t`). Only what is not structurally zero
+/// is emitted: no partial for a node that does not vary, no term for a q a subtree does not
+/// contain, no product with a number that is known when generating — all of which forward-mode
+/// duals, under IEEE arithmetic the compiler may not simplify, compute in full.
+void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
+  const auto name = [](int i) { return "t" + std::to_string(i); };
+  const auto as_t = [&](int i, bool other_varies) {
+    return other_varies && !f.varies[i] ? "T(" + name(i) + ")" : name(i);
+  };
+  int count = 0;
+  const auto temp = [&](const std::string& expr) {
+    const std::string n = "a" + std::to_string(count++);
+    o << "    const T " << n << " = " << expr << ";\n";
+    return n;
+  };
+  // The named part as a T expression (one when there is none).
+  const auto base = [](const Adjoint& a) { return a.name.empty() ? std::string("T(1)") : a.name; };
+  // The adjoint's value as a T expression.
+  const auto value = [&](const Adjoint& a) {
+    if (a.name.empty()) return "T(" + literal(a.scale) + ")";
+    if (a.scale == 1.0) return a.name;
+    if (a.scale == -1.0) return "-" + a.name;
+    return literal(a.scale) + " * " + a.name;
+  };
+  const auto scaled = [](const Adjoint& a, double k) { return Adjoint{true, a.scale * k, a.name}; };
+  const auto times = [&](const Adjoint& a, const std::string& factor, double k = 1.0) {
+    return Adjoint{true, a.scale * k,
+                   temp(a.name.empty() ? "T(" + factor + ")" : a.name + " * (" + factor + ")")};
+  };
+  const auto divided = [&](const Adjoint& a, const std::string& divisor, double k = 1.0) {
+    return Adjoint{true, a.scale * k, temp(base(a) + " / " + divisor)};
+  };
+  const auto number = [&](int i, double& v) {
+    if (f.nodes[i].op != Op::kNumber) return false;
+    v = f.nodes[i].value;
+    return true;
+  };
+  std::vector<Adjoint> adj(f.nodes.size());
+  std::vector<std::vector<std::string>> terms(dof);
+  const auto give = [&](int child, const Adjoint& a) {
+    if (f.varies[child]) adj[child] = a;
+  };
+  adj[f.root()] = Adjoint{true, 1.0, ""};
+  for (int i = f.root(); i >= 0; --i) {
+    const Node& n = f.nodes[i];
+    if (!f.varies[i] || !adj[i].set) continue;
+    const Adjoint A = adj[i];
+    const std::string x = n.a >= 0 ? name(n.a) : "", y = n.b >= 0 ? name(n.b) : "", r = name(i);
+    double v = 0;
+    switch (n.op) {
+      case Op::kVariable:
+        if (n.var == Var::kQ) terms[n.index].push_back(value(A));
+        break;
+      case Op::kNumber:
+      case Op::kParam:
+      case Op::kTime:
+        break;
+      case Op::kNeg:
+        give(n.a, scaled(A, -1));
+        break;
+      case Op::kAdd:
+        give(n.a, A);
+        give(n.b, A);
+        break;
+      case Op::kSub:
+        give(n.a, A);
+        give(n.b, scaled(A, -1));
+        break;
+      case Op::kMul:
+        if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, v) : times(A, y));
+        if (f.varies[n.b]) give(n.b, number(n.a, v) ? scaled(A, v) : times(A, x));
+        break;
+      case Op::kDiv:
+        if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, 1 / v) : divided(A, y));
+        if (f.varies[n.b]) give(n.b, times(A, r + " / " + y, -1));
+        break;
+      case Op::kPow:
+      case Op::kCall: {
+        int e = 0;
+        if (n.op == Op::kPow && integer_exponent(f, n.b, e)) {
+          if (e == 1) give(n.a, A);
+          else if (e == 2) give(n.a, times(A, x, 2));
+          else if (e != 0) give(n.a, times(A, "ipow(" + x + ", " + std::to_string(e - 1) + ")", e));
+          break;
+        }
+        const Fn fn = n.op == Op::kPow ? Fn::kPow : n.fn;
+        switch (fn) {
+          case Fn::kSin: give(n.a, times(A, "cos(" + x + ")")); break;
+          case Fn::kCos: give(n.a, times(A, "sin(" + x + ")", -1)); break;
+          case Fn::kTan: give(n.a, times(A, "Real(1) + " + r + " * " + r)); break;
+          case Fn::kAsin: give(n.a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")")); break;
+          case Fn::kAcos: give(n.a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")", -1)); break;
+          case Fn::kAtan: give(n.a, divided(A, "(Real(1) + " + x + " * " + x + ")")); break;
+          case Fn::kSinh: give(n.a, times(A, "cosh(" + x + ")")); break;
+          case Fn::kCosh: give(n.a, times(A, "sinh(" + x + ")")); break;
+          case Fn::kTanh: give(n.a, times(A, "Real(1) - " + r + " * " + r)); break;
+          case Fn::kExp: give(n.a, times(A, r)); break;
+          case Fn::kLog: give(n.a, divided(A, x)); break;
+          case Fn::kSqrt: give(n.a, divided(A, r, 0.5)); break;
+          case Fn::kAbs:
+            give(n.a, Adjoint{true, A.scale, temp("formula_abs_adjoint(" + x + ", " + base(A) + ")")});
+            break;
+          case Fn::kAtan2: {  // atan2(y = a, x = b): (x dy - y dx) / (x^2 + y^2)
+            const std::string ta = as_t(n.a, true), tb = as_t(n.b, true);
+            const std::string d = temp(ta + " * " + ta + " + " + tb + " * " + tb);
+            if (f.varies[n.a]) give(n.a, times(A, tb + " / " + d));
+            if (f.varies[n.b]) give(n.b, times(A, ta + " / " + d, -1));
+            break;
+          }
+          case Fn::kPow:  // a^b = exp(b log a)
+            if (f.varies[n.a])
+              give(n.a, times(A, y + " * pow(" + as_t(n.a, f.varies[n.b]) + ", " + y +
+                                     " - Real(1))"));
+            if (f.varies[n.b]) give(n.b, times(A, r + " * log(" + x + ")"));
+            break;
+          case Fn::kMin:
+          case Fn::kMax: {
+            const std::string which = fn == Fn::kMin ? "formula_min_adjoint" : "formula_max_adjoint";
+            const std::string ta = as_t(n.a, f.varies[n.b]), tb = as_t(n.b, f.varies[n.a]);
+            for (int k = 0; k < 2; ++k)
+              if (f.varies[k == 0 ? n.a : n.b])
+                give(k == 0 ? n.a : n.b,
+                     Adjoint{true, A.scale,
+                             temp(which + "(" + ta + ", " + tb + ", " + base(A) + ", " +
+                                  std::to_string(k) + ")")});
+            break;
+          }
+        }
+        break;
+      }
+    }
+  }
+  for (int j = 0; j < dof; ++j) {
+    std::string sum;
+    for (const std::string& t : terms[j]) sum += (sum.empty() ? "" : " + ") + t;
+    o << "    g[" << j << "] = " << (sum.empty() ? "T(0)" : sum) << ";\n";
+  }
 }
 
 /// `count` results of the formulas `fs` into a kernels::Vec<T, size> named r.
@@ -180,6 +333,16 @@ void emit_functions(std::ostringstream& o, const ModelSpec& spec) {
   o << "    static_cast<void>(q);\n";
   const std::string root = emit(o, spec.energy_term, "t");
   o << "    return " << root << ";\n  }\n";
+  if (spec.kind == ModelSpec::Kind::kSeparable) {
+    // The force's gradient, written out (kernels/core/hamiltonian.hpp uses it in place of AD).
+    o << "\n  template <class T>\n  VIGOR_HD VIGOR_INLINE void potential_gradient(" << vec
+      << "q, kernels::Vec<T, dof>& g) const {\n"
+      << kUsings << "    static_cast<void>(q);\n";
+    const std::string value = emit(o, spec.energy_term, "t");
+    o << "    static_cast<void>(" << value << ");\n";
+    emit_gradient(o, spec.energy_term, spec.dof);
+    o << "  }\n";
+  }
   if (!spec.constraints.empty()) {
     o << "\n  template <class T>\n  VIGOR_HD VIGOR_INLINE kernels::Vec<T, kConstraints> "
          "constraints("
@@ -207,7 +370,8 @@ void emit_functions(std::ostringstream& o, const ModelSpec& spec) {
 
 }  // namespace
 
-std::string model_header(const ModelSpec& spec, const std::string& struct_name) {
+std::string model_header(const ModelSpec& spec, const std::string& struct_name,
+                         bool tangent_maps) {
   std::ostringstream o;
   o << "// Generated by vigor from the formula model \"" << spec.name
     << "\" of a job file (host/job/formula/codegen.cpp); do not edit.\n"
@@ -219,6 +383,8 @@ std::string model_header(const ModelSpec& spec, const std::string& struct_name) 
     << "template <class Real>\nstruct " << struct_name << " {\n"
     << "  using Self = " << struct_name << ";\n";
   emit_traits(o, spec);
+  if (!tangent_maps)
+    o << "  static constexpr bool kTangentMaps = false;  ///< the job does not ask for them\n";
   if (spec.kind == ModelSpec::Kind::kSeparable) emit_inv_mass(o, spec);
   emit_functions(o, spec);
   o << "};\n\n}  // namespace vigor::formula_models\n";

@@ -3,6 +3,7 @@
 #include "host/job/formula/formula_model.hpp"
 
 #include <array>
+#include <utility>
 #include <stdexcept>
 
 #include "host/job/formula/codegen.hpp"
@@ -10,6 +11,7 @@
 #include "kernels/core/specs.hpp"
 #include "kernels/core/vec.hpp"
 #include "kernels/integrators/protocol.hpp"
+#include "kernels/tangent.hpp"
 #include "vigor/all_integrators.hpp"
 
 namespace vigor::host::formula {
@@ -17,13 +19,14 @@ namespace vigor::host::formula {
 namespace {
 
 /// A model with the members of one kind of formula model and nothing else: which integrators
-/// handle a formula model is what kernels::integrator_supports says of its archetype, so the list
+/// handle a formula model, and for which its tangent map is compiled, is what
+/// kernels::integrator_supports and kernels::tangent_built say of its archetype, so the lists
 /// cannot drift from the dispatch the compiled engine will do.
-template <bool kLagrangian, bool kConstrained, bool kForced>
+template <bool kLagrangian, bool kConstrained, bool kForced, int kDof = 2>
 struct Archetype {
   template <class Real>
   struct Model {
-    static constexpr int dof = 2;
+    static constexpr int dof = kDof;
     static constexpr int kConstraints = kConstrained ? 1 : 0;
     Real inv_mass(int) const requires(!kLagrangian) { return Real(1); }
     template <class T>
@@ -59,6 +62,58 @@ std::vector<std::string> integrators_of_kind() {
 #include "kernels/integrators/integrators.def"
 #undef VIGOR_INTEGRATOR
   return names;
+}
+
+/// Those of the integrators of a kind whose tangent map is compiled for a model of kDof degrees of
+/// freedom.
+template <bool kLagrangian, bool kConstrained, bool kForced, int kDof>
+std::vector<std::string> tangent_integrators_of_kind() {
+  using M = typename Archetype<kLagrangian, kConstrained, kForced, kDof>::template Model<double>;
+  std::vector<std::string> names;
+#define VIGOR_INTEGRATOR(name, Type, header)                                     \
+  if constexpr (kernels::integrator_supports<kernels::Type<double>, M> &&       \
+                kernels::tangent_built<kernels::Type<double>, M>)                \
+    names.emplace_back(#name);
+#include "kernels/integrators/integrators.def"
+#undef VIGOR_INTEGRATOR
+  return names;
+}
+
+/// Tangent maps have at most kernels::kTangentMaxDirections = 2 dof directions.
+constexpr int kTangentMaxDof = kernels::kTangentMaxDirections / 2;
+
+template <bool kLagrangian, bool kConstrained, bool kForced, int... kDofs>
+std::vector<std::string> tangent_integrators_for(int dof, std::integer_sequence<int, kDofs...>) {
+  std::vector<std::string> names;
+  ((dof == kDofs + 1
+        ? void(names = tangent_integrators_of_kind<kLagrangian, kConstrained, kForced, kDofs + 1>())
+        : void()),
+   ...);
+  return names;
+}
+
+template <bool kLagrangian, bool kConstrained, bool kForced>
+std::vector<std::string> tangent_integrators_for(int dof) {
+  return tangent_integrators_for<kLagrangian, kConstrained, kForced>(
+      dof, std::make_integer_sequence<int, kTangentMaxDof>{});
+}
+
+std::vector<std::string> tangent_integrators_of(const ModelSpec& s) {
+  const bool l = s.kind == ModelSpec::Kind::kLagrangian;
+  const bool c = !s.constraints.empty();
+  const bool f = !s.force.empty();
+  if (l) {
+    if (c)
+      return f ? tangent_integrators_for<true, true, true>(s.dof)
+               : tangent_integrators_for<true, true, false>(s.dof);
+    return f ? tangent_integrators_for<true, false, true>(s.dof)
+             : tangent_integrators_for<true, false, false>(s.dof);
+  }
+  if (c)
+    return f ? tangent_integrators_for<false, true, true>(s.dof)
+             : tangent_integrators_for<false, true, false>(s.dof);
+  return f ? tangent_integrators_for<false, false, true>(s.dof)
+           : tangent_integrators_for<false, false, false>(s.dof);
 }
 
 std::vector<std::string> integrators_of(const ModelSpec& s) {
@@ -105,7 +160,7 @@ ModelInfo describe(std::shared_ptr<const ModelSpec> spec) {
   info.state_names = s.state_names;
   info.momentum_names = s.momentum_names;
   info.integrators = integrators_of(s);
-  // Tangent maps of formula models are not compiled (the job parser says so by name).
+  info.tangent_integrators = tangent_integrators_of(s);
   info.energy = [spec](const double* params, const double* state) {
     return energy(*spec, params, state);
   };
@@ -115,35 +170,45 @@ ModelInfo describe(std::shared_ptr<const ModelSpec> spec) {
     if (spec->constraints.empty()) return {};
     return manifold_defect(*spec, params, state, kManifoldTolerance);
   };
-  info.prepare = [spec](const Integration& in) {
-    load_plugin(plugin_source(*spec, in.integrator, in.precision));
+  info.prepare = [spec](const Integration& in, BackendKind backend) {
+    load_plugin(plugin_source(*spec, in, backend));
   };
   info.make_cpu_engine = [spec](const Integration& in, const EngineResources& r) {
-    const LoadedPlugin p = load_plugin(plugin_source(*spec, in.integrator, in.precision));
-    return p.factory(in, r);
+    return load_plugin(plugin_source(*spec, in, BackendKind::kCpu)).factory(in, r);
   };
+#if defined(VIGOR_HAVE_CUDA)
+  info.make_cuda_engine = [spec](const Integration& in, const EngineResources& r) {
+    return load_plugin(plugin_source(*spec, in, BackendKind::kCuda)).factory(in, r);
+  };
+#endif
   return info;
 }
 
-PluginSource plugin_source(const ModelSpec& spec, const std::string& integrator,
-                           Precision precision) {
+PluginSource plugin_source(const ModelSpec& spec, const Integration& in, BackendKind backend) {
+  const std::string& integrator = in.integrator;
   const IntegratorSource* is = nullptr;
   for (const auto& i : kIntegratorSources)
     if (integrator == i.name) is = &i;
   if (!is) throw std::invalid_argument("plugin_source: unknown integrator '" + integrator + "'");
-  const char* real = precision == Precision::kFloat ? "float" : "double";
+  if (backend == BackendKind::kAuto)
+    throw std::invalid_argument("plugin_source: the backend must be resolved (cpu or cuda)");
+  const bool cuda = backend == BackendKind::kCuda;
+  const char* real = in.precision == Precision::kFloat ? "float" : "double";
   PluginSource src;
+  src.cuda = cuda;
   src.header_file = "model.hpp";
-  src.header_text = model_header(spec, "FormulaModel");
-  src.main_file = "plugin.cpp";
+  src.header_text = model_header(spec, "FormulaModel", in.tangent);
+  src.main_file = cuda ? "plugin.cu" : "plugin.cpp";
   src.main_text =
-      std::string("// Generated by vigor: the CPU engine of the formula model \"") + spec.name +
-      "\" with " + is->name + " in " + real + ".\n" +
+      std::string("// Generated by vigor: the ") + (cuda ? "CUDA" : "CPU") +
+      " engine of the formula model \"" + spec.name + "\" with " + is->name + " in " + real +
+      ".\n" +
       "#include \"host/backends/plugin_entry.hpp\"\n" + "#include \"kernels/integrators/" +
       is->header + "\"\n" + "#include \"model.hpp\"\n\n" +
       "VIGOR_PLUGIN_ENGINE(vigor::formula_models::FormulaModel, vigor::kernels::" + is->type +
       ", " + real + ")\n";
-  src.what = "formula model '" + spec.name + "' (" + is->name + ", " + real + ")";
+  src.what = "formula model '" + spec.name + "' (" + (cuda ? "cuda, " : "cpu, ") + is->name +
+             ", " + real + (in.tangent ? ", tangent maps" : "") + ")";
   return src;
 }
 
