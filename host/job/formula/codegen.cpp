@@ -112,15 +112,17 @@ std::string emit(std::ostringstream& o, const Formula& f, const std::string& pre
   return f.varies[f.root()] ? root : "T(" + root + ")";
 }
 
-/// The adjoint of a node during the reverse sweep: `scale` times the temporary `name`, or `scale`
-/// alone when there is no name. Numbers met on the way (the 1/2 of q0^2/2, the 3 of q1^3) are
-/// multiplied into the scale at generation time rather than at run time, and the seed, sums and
-/// negations emit nothing, so the gradient costs what a hand-written one does. At most one
-/// adjoint per node: a tree node has one parent.
+/// The adjoint of a node during the reverse sweep, kept as a product until a leaf (a q) takes it:
+/// `scale` (the numbers met on the way — the 1/2 of q0^2/2, the 3 of q1^3 — multiplied at
+/// generation time), the factors that do not vary (parameters: their product is loop-invariant and
+/// the compiler hoists it) and those that do. So a term costs what a hand-written gradient's does
+/// (2 a x y: one product of q's times the hoisted 2 a), and the seed, sums and negations emit
+/// nothing. At most one adjoint per node: a tree node has one parent.
 struct Adjoint {
   bool set = false;
   double scale = 1.0;
-  std::string name;
+  std::vector<std::string> fixed;    ///< factors that do not vary (Real)
+  std::vector<std::string> varying;  ///< factors that vary (T)
 };
 
 /// The gradient of the tree `f` (the potential) with respect to q into g, by reverse accumulation
@@ -139,22 +141,36 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
     o << "    const T " << n << " = " << expr << ";\n";
     return n;
   };
-  // The named part as a T expression (one when there is none).
-  const auto base = [](const Adjoint& a) { return a.name.empty() ? std::string("T(1)") : a.name; };
-  // The adjoint's value as a T expression.
-  const auto value = [&](const Adjoint& a) {
-    if (a.name.empty()) return "T(" + literal(a.scale) + ")";
-    if (a.scale == 1.0) return a.name;
-    if (a.scale == -1.0) return "-" + a.name;
-    return literal(a.scale) + " * " + a.name;
+  // The adjoint's value as a T expression: the varying factors left to right (so the terms of
+  // one subtree share their leading products), times the Real part.
+  const auto value = [](const Adjoint& a) {
+    std::string fixed;
+    if (a.scale != 1.0 && a.scale != -1.0) fixed = literal(a.scale);
+    for (const std::string& r : a.fixed) fixed += (fixed.empty() ? "" : " * ") + r;
+    std::string v;
+    for (const std::string& t : a.varying) v = v.empty() ? t : "(" + v + " * " + t + ")";
+    const std::string sign = a.scale == -1.0 ? "-" : "";
+    if (v.empty()) return sign + "T(" + (fixed.empty() ? std::string("Real(1)") : fixed) + ")";
+    return sign + (fixed.empty() ? v : "(" + v + " * (" + fixed + "))");
   };
-  const auto scaled = [](const Adjoint& a, double k) { return Adjoint{true, a.scale * k, a.name}; };
-  const auto times = [&](const Adjoint& a, const std::string& factor, double k = 1.0) {
-    return Adjoint{true, a.scale * k,
-                   temp(a.name.empty() ? "T(" + factor + ")" : a.name + " * (" + factor + ")")};
+  const auto scaled = [](Adjoint a, double k) {
+    a.scale *= k;
+    return a;
+  };
+  // adjoint * factor (varying or not) * k; a varying factor that is not a plain name is
+  // computed once, into a temporary, however many terms it reaches.
+  const auto times = [&](Adjoint a, const std::string& factor, bool varies, double k = 1.0) {
+    a.scale *= k;
+    if (!varies) a.fixed.push_back(factor);
+    else a.varying.push_back(factor[0] == 't' ? factor : temp(factor));
+    return a;
+  };
+  // A new adjoint k * temp(expr): for the rules that are not products (divisions, choices).
+  const auto fresh = [&](const std::string& expr, double k = 1.0) {
+    return Adjoint{true, k, {}, {temp(expr)}};
   };
   const auto divided = [&](const Adjoint& a, const std::string& divisor, double k = 1.0) {
-    return Adjoint{true, a.scale * k, temp(base(a) + " / " + divisor)};
+    return fresh(value(a) + " / " + divisor, k);
   };
   const auto number = [&](int i, double& v) {
     if (f.nodes[i].op != Op::kNumber) return false;
@@ -166,7 +182,7 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
   const auto give = [&](int child, const Adjoint& a) {
     if (f.varies[child]) adj[child] = a;
   };
-  adj[f.root()] = Adjoint{true, 1.0, ""};
+  adj[f.root()] = Adjoint{true, 1.0, {}, {}};
   for (int i = f.root(); i >= 0; --i) {
     const Node& n = f.nodes[i];
     if (!f.varies[i] || !adj[i].set) continue;
@@ -193,51 +209,52 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
         give(n.b, scaled(A, -1));
         break;
       case Op::kMul:
-        if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, v) : times(A, y));
-        if (f.varies[n.b]) give(n.b, number(n.a, v) ? scaled(A, v) : times(A, x));
+        if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, v) : times(A, y, f.varies[n.b]));
+        if (f.varies[n.b]) give(n.b, number(n.a, v) ? scaled(A, v) : times(A, x, f.varies[n.a]));
         break;
       case Op::kDiv:
         if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, 1 / v) : divided(A, y));
-        if (f.varies[n.b]) give(n.b, times(A, r + " / " + y, -1));
+        if (f.varies[n.b]) give(n.b, times(A, "(" + r + " / " + y + ")", true, -1));
         break;
       case Op::kPow:
       case Op::kCall: {
         int e = 0;
         if (n.op == Op::kPow && integer_exponent(f, n.b, e)) {
           if (e == 1) give(n.a, A);
-          else if (e == 2) give(n.a, times(A, x, 2));
-          else if (e != 0) give(n.a, times(A, "ipow(" + x + ", " + std::to_string(e - 1) + ")", e));
+          else if (e == 2) give(n.a, times(A, x, true, 2));
+          else if (e != 0)
+            give(n.a, times(A, "ipow(" + x + ", " + std::to_string(e - 1) + ")", true, e));
           break;
         }
         const Fn fn = n.op == Op::kPow ? Fn::kPow : n.fn;
         switch (fn) {
-          case Fn::kSin: give(n.a, times(A, "cos(" + x + ")")); break;
-          case Fn::kCos: give(n.a, times(A, "sin(" + x + ")", -1)); break;
-          case Fn::kTan: give(n.a, times(A, "Real(1) + " + r + " * " + r)); break;
+          case Fn::kSin: give(n.a, times(A, "cos(" + x + ")", true)); break;
+          case Fn::kCos: give(n.a, times(A, "sin(" + x + ")", true, -1)); break;
+          case Fn::kTan: give(n.a, times(A, "(Real(1) + " + r + " * " + r + ")", true)); break;
           case Fn::kAsin: give(n.a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")")); break;
           case Fn::kAcos: give(n.a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")", -1)); break;
           case Fn::kAtan: give(n.a, divided(A, "(Real(1) + " + x + " * " + x + ")")); break;
-          case Fn::kSinh: give(n.a, times(A, "cosh(" + x + ")")); break;
-          case Fn::kCosh: give(n.a, times(A, "sinh(" + x + ")")); break;
-          case Fn::kTanh: give(n.a, times(A, "Real(1) - " + r + " * " + r)); break;
-          case Fn::kExp: give(n.a, times(A, r)); break;
+          case Fn::kSinh: give(n.a, times(A, "cosh(" + x + ")", true)); break;
+          case Fn::kCosh: give(n.a, times(A, "sinh(" + x + ")", true)); break;
+          case Fn::kTanh: give(n.a, times(A, "(Real(1) - " + r + " * " + r + ")", true)); break;
+          case Fn::kExp: give(n.a, times(A, r, true)); break;
           case Fn::kLog: give(n.a, divided(A, x)); break;
           case Fn::kSqrt: give(n.a, divided(A, r, 0.5)); break;
           case Fn::kAbs:
-            give(n.a, Adjoint{true, A.scale, temp("formula_abs_adjoint(" + x + ", " + base(A) + ")")});
+            give(n.a, fresh("formula_abs_adjoint(" + x + ", " + value(A) + ")"));
             break;
           case Fn::kAtan2: {  // atan2(y = a, x = b): (x dy - y dx) / (x^2 + y^2)
             const std::string ta = as_t(n.a, true), tb = as_t(n.b, true);
             const std::string d = temp(ta + " * " + ta + " + " + tb + " * " + tb);
-            if (f.varies[n.a]) give(n.a, times(A, tb + " / " + d));
-            if (f.varies[n.b]) give(n.b, times(A, ta + " / " + d, -1));
+            if (f.varies[n.a]) give(n.a, times(A, "(" + tb + " / " + d + ")", true));
+            if (f.varies[n.b]) give(n.b, times(A, "(" + ta + " / " + d + ")", true, -1));
             break;
           }
           case Fn::kPow:  // a^b = exp(b log a)
             if (f.varies[n.a])
-              give(n.a, times(A, y + " * pow(" + as_t(n.a, f.varies[n.b]) + ", " + y +
-                                     " - Real(1))"));
-            if (f.varies[n.b]) give(n.b, times(A, r + " * log(" + x + ")"));
+              give(n.a, times(A, "(" + y + " * pow(" + as_t(n.a, f.varies[n.b]) + ", " + y +
+                                     " - Real(1)))", true));
+            if (f.varies[n.b]) give(n.b, times(A, "(" + r + " * log(" + x + "))", true));
             break;
           case Fn::kMin:
           case Fn::kMax: {
@@ -245,10 +262,8 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
             const std::string ta = as_t(n.a, f.varies[n.b]), tb = as_t(n.b, f.varies[n.a]);
             for (int k = 0; k < 2; ++k)
               if (f.varies[k == 0 ? n.a : n.b])
-                give(k == 0 ? n.a : n.b,
-                     Adjoint{true, A.scale,
-                             temp(which + "(" + ta + ", " + tb + ", " + base(A) + ", " +
-                                  std::to_string(k) + ")")});
+                give(k == 0 ? n.a : n.b, fresh(which + "(" + ta + ", " + tb + ", " + value(A) +
+                                               ", " + std::to_string(k) + ")"));
             break;
           }
         }
