@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -360,6 +361,24 @@ TEST(Resume, ConstrainedAndLieGroupRunsContinueBitForBit) {
     "integrator": {"name": "variational_euler_so3", "dt": 0.1},
     "steps": 1000, "segment_steps": 300,
     "ensemble": {"states": [[1, 0, 0, 0, 1, 0, 0, 0, 1, 0.4535961214255773, 0, 0.8912073600614354]]},
+    "output": {"dir": "unused"}
+  })");
+}
+
+// A model from formulas, compiled into a plugin on first use, continues the same way: its
+// section, momentum map and tangent map included (the resumed run loads the cached plugin).
+TEST(Resume, FormulaModelContinuesBitForBit) {
+  ::setenv("VIGOR_CACHE_DIR", VIGOR_TEST_FORMULA_CACHE, 1);
+  expect_resume_exact(R"({
+    "model": {"formula": {"name": "resume_test_kepler", "dof": 2,
+                          "potential": "-mu/sqrt(q0^2 + q1^2)",
+                          "momentum_maps": {"L": "q0*p1 - q1*p0"}},
+              "params": {"mu": 1.0}},
+    "integrator": {"name": "verlet", "dt": 0.01},
+    "steps": 2000, "segment_steps": 700,
+    "ensemble": {"states": [[1, 0, 0, 1], [1, 0, 0, 1.2], [0.5, 0, 0, 1.1]]},
+    "section": {"coordinate": "q1", "value": 0.0, "direction": "up"},
+    "diagnostics": {"tangent": true},
     "output": {"dir": "unused"}
   })");
 }

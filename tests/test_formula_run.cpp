@@ -105,6 +105,10 @@ std::vector<fs::path> plugins_of(const std::string& name) {
   const fs::path root = fs::path(VIGOR_TEST_FORMULA_CACHE) / "plugins";
   if (!fs::exists(root)) return v;
   for (const auto& e : fs::directory_iterator(root)) {
+    // Complete entries only: a hash as the name (not a build in progress, id.tmp-*, nor one set
+    // aside, id.bad-*), and the mark the builder writes last.
+    const std::string id = e.path().filename().string();
+    if (id.size() != 16 || id.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
     if (!e.is_directory() || !fs::exists(e.path() / "complete")) continue;
     std::ifstream in(e.path() / "model.hpp");
     std::ostringstream text;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -86,6 +87,37 @@ int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/// The size and modification time of every header a plugin may include (kernels/, models/,
+/// host/ and the generated vigor/ under the include directories), for the cache key: a plugin
+/// compiled against other headers — a rebuilt or updated vigor of the same version — is another
+/// plugin, never one whose engine no longer matches the program's. Stat only, once per process.
+const std::string& headers_stamp() {
+  static const std::string stamp = [] {
+    std::string s;
+    std::error_code ec;
+    for (const char* dir : build::kPluginIncludeDirs) {
+      for (const char* sub : {"kernels", "models", "host", "vigor"}) {
+        const fs::path root = fs::path(dir) / sub;
+        if (!fs::is_directory(root, ec)) continue;
+        std::vector<std::string> lines;
+        for (auto it = fs::recursive_directory_iterator(root, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+          const fs::path& p = it->path();
+          const std::string ext = p.extension().string();
+          if (ext != ".hpp" && ext != ".cuh" && ext != ".h" && ext != ".def") continue;
+          const auto size = fs::file_size(p, ec);
+          const auto time = fs::last_write_time(p, ec).time_since_epoch().count();
+          lines.push_back(p.string() + ' ' + std::to_string(size) + ' ' + std::to_string(time));
+        }
+        std::sort(lines.begin(), lines.end());  // directory order is the file system's
+        for (const auto& l : lines) s += l + '\n';
+      }
+    }
+    return s;
+  }();
+  return stamp;
+}
+
 EngineTestHooks& host_test_hooks() { return engine_test_hooks(); }
 std::string host_cpu_device_name(int threads) { return cpu_device_name(threads); }
 #if defined(VIGOR_HAVE_CUDA)
@@ -142,9 +174,13 @@ LoadedPlugin load_plugin(const PluginSource& src) {
   // One process loads or builds one plugin at a time (threads of one process share the cache).
   static std::mutex mutex;
   const std::lock_guard<std::mutex> lock(mutex);
+  if (src.cuda && plugin_cuda_compiler().empty())
+    throw std::runtime_error("the " + src.what +
+                             " needs the CUDA backend, and this vigor was built without it (no "
+                             "CUDA compiler at configure time)");
   const std::vector<std::string> cmd = compile_command(src.cuda);
-  std::string key =
-      src.main_text + '\0' + src.header_text + '\0' + kVersion + '\0' + std::to_string(kPluginAbi);
+  std::string key = src.main_text + '\0' + src.header_text + '\0' + kVersion + '\0' +
+                    std::to_string(kPluginAbi) + '\0' + headers_stamp();
   for (const auto& a : cmd) key += '\0' + a;
   const std::string id = hex(fnv1a(key));
   const fs::path root = fs::path(plugin_cache_dir()) / "plugins";
@@ -187,12 +223,12 @@ LoadedPlugin load_plugin(const PluginSource& src) {
     fs::create_directories(kept.parent_path(), ec);
     fs::rename(tmp, kept, ec);
     if (status == 127)
-      throw std::runtime_error("compiling the " + src.what +
-                               (src.cuda ? " needs the CUDA compiler: '" : " needs a C++20 compiler: '") +
-                               argv[0] + "' could not be run (" +
-                               (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC"
-                                         : "install g++, or set VIGOR_CXX") +
-                               ")");
+      throw std::runtime_error(
+          "compiling the " + src.what +
+          (src.cuda ? " needs the CUDA compiler: '" : " needs a C++20 compiler: '") + argv[0] +
+          "' could not be run (" +
+          (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC" : "install g++, or set VIGOR_CXX") +
+          ")");
     throw std::runtime_error("compiling the " + src.what + " failed (" + argv[0] + ", exit " +
                              std::to_string(status) + "); its log is kept in " +
                              (kept / "build.log").string());

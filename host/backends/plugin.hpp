@@ -5,8 +5,9 @@
 /// with dlopen, and asked for its engine factory.
 ///
 /// The cache: one directory per plugin under plugin_cache_dir(), named by a hash of everything
-/// that determines the binary (the sources, the compiler and its flags, vigor's version and the
-/// plugin ABI). A plugin is built in a directory of its own and renamed into place when complete,
+/// that determines the binary (the sources, the compiler and its flags — the GPU architectures
+/// among them —, vigor's version, the plugin ABI, and the size and time of every header of vigor
+/// it may include). A plugin is built in a directory of its own and renamed into place when complete,
 /// so concurrent runs (two processes, MPI ranks) never see half a plugin: the first rename wins and
 /// the others load the winner's. An entry that does not load (a damaged file, an ABI from another
 /// build) is removed and built again, never used.

@@ -443,7 +443,7 @@ bool parse_tangent(const Json& t, const ModelInfo& model, const std::string& int
   if (!t.is_boolean()) fail("diagnostics.tangent", "must be true or false, got " + show(t));
   if (!t.get<bool>()) return false;
   const auto& ok = model.tangent_integrators;
-  if (ok.empty())
+  if (ok.empty() && model.dim > kernels::kTangentMaxDirections)
     fail("diagnostics.tangent",
          "tangent maps are built for up to " + std::to_string(kernels::kTangentMaxDirections) +
              " phase-space dimensions; model " + model.name + " has " + std::to_string(model.dim) +
@@ -453,7 +453,9 @@ bool parse_tangent(const Json& t, const ModelInfo& model, const std::string& int
          "tangent maps of " + integrator + " on " + model.name +
              " are not built (the step already differentiates the Lagrangian twice by "
              "nested duals, and one more level is too large for " +
-             std::to_string(model.dof) + " degrees of freedom); use one of: " + list(ok));
+             std::to_string(model.dof) + " degrees of freedom); " +
+             (ok.empty() ? "no integrator of this model has one"
+                         : "use one of: " + list(ok)));
   return true;
 }
 

@@ -5,7 +5,9 @@
 usage: test_mpi.py VIGOR_BINARY SCRATCH_DIR
 
 Checks, for a Hénon–Heiles section survey with tangent diagnostics (sections, final states,
-chaos indicators, both series) and a loop ensemble (invariants.csv): every CSV byte for byte,
+chaos indicators, both series), the same survey of Hénon–Heiles written as a formula model (each
+rank count starting from an empty plugin cache, so that the ranks compile the plugin at once and
+share the one that lands first), and a loop ensemble (invariants.csv): every CSV byte for byte,
 summary.json equal except timings, memory and mpi_ranks, results.h5 equal after sorting its
 section rows; and that bad input under mpirun exits 2 with the message printed once.
 Exit 0 pass, 1 fail, 77 skip (no mpirun, or a vigor built without MPI).
@@ -30,8 +32,8 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-def env():
-    e = dict(os.environ)
+def env(extra=None):
+    e = dict(os.environ, **(extra or {}))
     # Open MPI refuses to start as root without these (CI containers run as root).
     e["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     e["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
@@ -39,12 +41,12 @@ def env():
     return e
 
 
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=600)
+def run(cmd, extra=None):
+    return subprocess.run(cmd, capture_output=True, text=True, env=env(extra), timeout=600)
 
 
-def mpirun(np_, args):
-    return run(["mpirun", "--oversubscribe", "-np", str(np_)] + args)
+def mpirun(np_, args, extra=None):
+    return run(["mpirun", "--oversubscribe", "-np", str(np_)] + args, extra)
 
 
 def jobs(scratch):
@@ -64,8 +66,12 @@ def jobs(scratch):
         loop = json.load(f)
     loop["steps"] = min(loop["steps"], 3000)
     loop.pop("output", None)
+    formula = dict(hh, model={
+        "formula": {"name": "mpi_henon_heiles", "dof": 2,
+                    "potential": "(q0^2 + q1^2)/2 + a*q0^2*q1 + b*q1^3"},
+        "params": {"a": 1.0, "b": -0.3333333333333333}})
     out = {}
-    for name, j in (("survey", hh), ("loop", loop)):
+    for name, j in (("survey", hh), ("formula", formula), ("loop", loop)):
         path = os.path.join(scratch, name + ".json")
         with open(path, "w") as f:
             json.dump(j, f)
@@ -124,14 +130,23 @@ def main():
     os.makedirs(scratch)
     j = jobs(scratch)
     for name, job in j.items():
+        # A plugin cache of its own for every run (formula models compile into it).
+        def cache(tag):
+            return {"VIGOR_CACHE_DIR": os.path.join(scratch, f"cache-{name}-{tag}")}
         ref = os.path.join(scratch, name + "-plain")
-        p = run([vigor, "run", job, "--out", ref, "--quiet", "--threads", "1"])
+        p = run([vigor, "run", job, "--out", ref, "--quiet", "--threads", "1"], cache("plain"))
         if p.returncode != 0:
             print(p.stdout, p.stderr)
             return 1
         for np_ in (1, 2, 4):
             out = os.path.join(scratch, f"{name}-np{np_}")
-            p = mpirun(np_, [vigor, "run", job, "--out", out, "--quiet", "--threads", "1"])
+            p = mpirun(np_, [vigor, "run", job, "--out", out, "--quiet", "--threads", "1"],
+                       cache(f"np{np_}"))
+            if name == "formula" and p.returncode == 0:
+                plugins = os.path.join(scratch, f"cache-{name}-np{np_}", "plugins")
+                built = [d for d in os.listdir(plugins)
+                         if os.path.exists(os.path.join(plugins, d, "complete"))]
+                check(len(built) == 1, f"formula -np {np_}: plugins in the cache: {built}")
             if p.returncode != 0:
                 print(p.stdout, p.stderr)
                 check(False, f"{name} -np {np_}: exit {p.returncode}")

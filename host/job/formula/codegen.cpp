@@ -2,6 +2,8 @@
 /// @brief The model header of a formula model (see codegen.hpp).
 #include "host/job/formula/codegen.hpp"
 
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -9,8 +11,12 @@ namespace vigor::host::formula {
 
 namespace {
 
-/// An exact literal of a double: hexadecimal, so no decimal rounding on either side.
+/// An exact literal of a double: hexadecimal, so no decimal rounding on either side. A number
+/// folded at generation time may overflow (1/x of a tiny x): infinities and NaN are written as
+/// the quotients that make them, since the hexadecimal form has no spelling for them.
 std::string literal(double x) {
+  if (std::isnan(x)) return "(Real(0) / Real(0))";
+  if (std::isinf(x)) return x > 0 ? "(Real(1) / Real(0))" : "(Real(-1) / Real(0))";
   char buf[40];
   std::snprintf(buf, sizeof buf, "%a", x);
   return std::string("Real(") + buf + ")";
@@ -153,21 +159,30 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
     if (v.empty()) return sign + "T(" + (fixed.empty() ? std::string("Real(1)") : fixed) + ")";
     return sign + (fixed.empty() ? v : "(" + v + " * (" + fixed + "))");
   };
+  // Numbers fold into the scale unless the product would leave the normal range (a formula like
+  // 1e-300 * q0^2 / 1e-310 is finite, its folded factors are not): then k stays a factor.
   const auto scaled = [](Adjoint a, double k) {
-    a.scale *= k;
+    const double folded = a.scale * k;
+    if (std::isnormal(folded) || k == 0) a.scale = folded;
+    else a.fixed.push_back(literal(k));
     return a;
   };
   // adjoint * factor (varying or not) * k; a varying factor that is not a plain name is
   // computed once, into a temporary, however many terms it reaches.
+  const auto plain_name = [](const std::string& e) {
+    for (char ch : e)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
+    return true;
+  };
   const auto times = [&](Adjoint a, const std::string& factor, bool varies, double k = 1.0) {
-    a.scale *= k;
+    a = scaled(a, k);
     if (!varies) a.fixed.push_back(factor);
-    else a.varying.push_back(factor[0] == 't' ? factor : temp(factor));
+    else a.varying.push_back(plain_name(factor) ? factor : temp(factor));
     return a;
   };
   // A new adjoint k * temp(expr): for the rules that are not products (divisions, choices).
   const auto fresh = [&](const std::string& expr, double k = 1.0) {
-    return Adjoint{true, k, {}, {temp(expr)}};
+    return scaled(Adjoint{true, 1.0, {}, {temp(expr)}}, k);
   };
   const auto divided = [&](const Adjoint& a, const std::string& divisor, double k = 1.0) {
     return fresh(value(a) + " / " + divisor, k);
@@ -213,7 +228,8 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
         if (f.varies[n.b]) give(n.b, number(n.a, v) ? scaled(A, v) : times(A, x, f.varies[n.a]));
         break;
       case Op::kDiv:
-        if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, 1 / v) : divided(A, y));
+        if (f.varies[n.a])
+          give(n.a, number(n.b, v) && std::isnormal(1 / v) ? scaled(A, 1 / v) : divided(A, y));
         if (f.varies[n.b]) give(n.b, times(A, "(" + r + " / " + y + ")", true, -1));
         break;
       case Op::kPow:

@@ -3,8 +3,8 @@
 #include "host/job/formula/formula_model.hpp"
 
 #include <array>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "host/job/formula/codegen.hpp"
 #include "kernels/core/mechanics.hpp"
@@ -79,7 +79,7 @@ std::vector<std::string> tangent_integrators_of_kind() {
   return names;
 }
 
-/// Tangent maps have at most kernels::kTangentMaxDirections = 2 dof directions.
+/// A tangent map has K = 2 dof directions, at most kernels::kTangentMaxDirections.
 constexpr int kTangentMaxDof = kernels::kTangentMaxDirections / 2;
 
 template <bool kLagrangian, bool kConstrained, bool kForced, int... kDofs>
