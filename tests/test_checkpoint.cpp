@@ -369,7 +369,7 @@ TEST(Resume, ConstrainedAndLieGroupRunsContinueBitForBit) {
 // section, momentum map and tangent map included (the resumed run loads the cached plugin).
 TEST(Resume, FormulaModelContinuesBitForBit) {
   ::setenv("VIGOR_CACHE_DIR", VIGOR_TEST_FORMULA_CACHE, 1);
-  expect_resume_exact(R"({
+  expect_resume_exact(R"json({
     "model": {"formula": {"name": "resume_test_kepler", "dof": 2,
                           "potential": "-mu/sqrt(q0^2 + q1^2)",
                           "momentum_maps": {"L": "q0*p1 - q1*p0"}},
@@ -380,7 +380,7 @@ TEST(Resume, FormulaModelContinuesBitForBit) {
     "section": {"coordinate": "q1", "value": 0.0, "direction": "up"},
     "diagnostics": {"tangent": true},
     "output": {"dir": "unused"}
-  })");
+  })json");
 }
 
 TEST(Resume, ArraysOfAnotherEnsembleSizeAreRefused) {
