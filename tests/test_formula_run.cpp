@@ -37,6 +37,14 @@ struct Outcome {
   std::string out;
 };
 
+/// The whole text of file p ("" when it cannot be read).
+std::string text_of(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 /// `vigor ARGS` in `dir` with the extra environment `env` ("NAME=value ..."), stderr captured.
 Outcome vigor(const fs::path& dir, const std::string& args, const std::string& env = "") {
   const fs::path err = dir / "stderr.txt";
@@ -47,14 +55,8 @@ Outcome vigor(const fs::path& dir, const std::string& args, const std::string& e
   const int status = std::system(cmd.c_str());
   Outcome r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  std::ifstream o(dir / "stdout.txt");
-  std::ostringstream so;
-  so << o.rdbuf();
-  r.out = so.str();
+  r.err = text_of(err);
+  r.out = text_of(dir / "stdout.txt");
   return r;
 }
 
@@ -110,10 +112,8 @@ std::vector<fs::path> plugins_of(const std::string& name) {
     const std::string id = e.path().filename().string();
     if (id.size() != 16 || id.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
     if (!e.is_directory() || !fs::exists(e.path() / "complete")) continue;
-    std::ifstream in(e.path() / "model.hpp");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().find("kName = \"" + name + "\"") != std::string::npos) v.push_back(e.path());
+    if (text_of(e.path() / "model.hpp").find("kName = \"" + name + "\"") != std::string::npos)
+      v.push_back(e.path());
   }
   return v;
 }
@@ -296,12 +296,8 @@ TEST(FormulaRun, TangentMapsAreCompiledWhenTheJobAsksForThem) {
   write(dir.path / "formula.json", f);
   ASSERT_EQ(vigor(dir.path, "run formula.json --force").code, 0);
   int without = 0;
-  for (const fs::path& p : plugins_of("tangent_test_model")) {
-    std::ifstream in(p / "model.hpp");
-    std::ostringstream text;
-    text << in.rdbuf();
-    without += text.str().find("kTangentMaps = false") != std::string::npos;
-  }
+  for (const fs::path& p : plugins_of("tangent_test_model"))
+    without += text_of(p / "model.hpp").find("kTangentMaps = false") != std::string::npos;
   EXPECT_EQ(without, 1);
   EXPECT_EQ(plugins_of("tangent_test_model").size(), 2u);
 }
