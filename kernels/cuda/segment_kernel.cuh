@@ -20,6 +20,7 @@
 #include <string>
 
 #include "kernels/cuda/check.cuh"
+#include "kernels/cuda/occupancy.cuh"
 #include "kernels/driver/advance.hpp"
 
 namespace vigor::kernels {
@@ -31,16 +32,17 @@ namespace vigor::kernels {
 /// many resources — spilling to local memory would cost far more than a lower occupancy; (2) work
 /// per thread varies (frozen, escaped and paused trajectories return at once), and with small
 /// blocks an SM's slots are refilled at a fine grain, so a few long trajectories do not hold whole
-/// large blocks resident. No minimum-blocks argument: it would cap registers and make the heavy
-/// integrators spill.
+/// large blocks resident. No minimum-blocks argument in general: it would cap registers and make the
+/// heavy integrators spill (the exceptions, measured, are in kernels/cuda/occupancy.cuh).
 inline constexpr int kSegmentBlock = 128;
 /// Threads per block of the light, memory-bound helper kernels (initial energy, hit compaction):
 /// a few registers each, so larger blocks and full occupancy hide the memory latency.
 inline constexpr int kHelperBlock = 256;
 
 /// Advance every trajectory of the ensemble to sp.end_step (see kernels::advance_trajectory).
+/// kSegmentMinBlocks (kernels/cuda/occupancy.cuh) is 0, no register cap, except where measured.
 template <class M, class I, class Real>
-__global__ void __launch_bounds__(kSegmentBlock)
+__global__ void __launch_bounds__(kSegmentBlock, kSegmentMinBlocks<M, I, Real>)
     segment_kernel(M m, I integ, SegmentParams<Real> sp, EnsembleArrays<Real> a) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit: n > 2^31
   if (i < sp.n) advance_trajectory(m, integ, sp, a, i);

@@ -1,0 +1,38 @@
+/// @file occupancy.cuh
+/// @brief Occupancy hints for the segment kernel: the minimum number of resident blocks per SM that
+/// `__launch_bounds__` passes to ptxas for one (model, integrator, precision).
+///
+/// By default the segment kernel gives ptxas no minimum (`kSegmentMinBlocks` = 0): the heavy
+/// implicit and constrained steps would spill if their registers were capped, and a spill costs
+/// more than a lower occupancy. Left free, ptxas may however settle just above an occupancy step
+/// (with blocks of kSegmentBlock = 128 threads, an SM's 65 536 registers hold 3 blocks up to 168
+/// registers a thread, 2 blocks up to 255), and lose a third of the kernel's warps for a few
+/// registers. An entry here caps such a kernel at the step below. Add one only where ptxas -v
+/// shows the capped kernel without new spills (bench/cuda_registers.py), and time it with
+/// bench/kernel_ab on a GPU; the measurements are in docs/performance.md ("GPU registers").
+#pragma once
+
+namespace vigor::models {
+template <class Real>
+struct DoubleSphericalPendulum;
+}  // namespace vigor::models
+
+namespace vigor::kernels {
+
+template <class Real>
+struct Midpoint;
+
+/// Minimum resident blocks per SM for segment_kernel<M, I, Real>. 0 means none: nvcc then writes no
+/// `.minnctapersm` into the PTX, as if the argument were absent. 1 is not the same: it changes
+/// ptxas's choice (Hénon–Heiles Verlet FP64 takes 91 registers with it instead of 80).
+template <class M, class I, class Real>
+inline constexpr int kSegmentMinBlocks = 0;
+
+/// The double spherical pendulum under the midpoint rule in FP32: left free, ptxas takes 190
+/// registers (2 blocks per SM); capped at 3 blocks, 168 without a spill, where the driver before
+/// the one-driver change landed unasked (with a spill) and ran faster.
+template <>
+inline constexpr int
+    kSegmentMinBlocks<models::DoubleSphericalPendulum<float>, Midpoint<float>, float> = 3;
+
+}  // namespace vigor::kernels
