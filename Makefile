@@ -5,7 +5,7 @@ SAN_BUILD ?= build-sanitize
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-sanitize demo bench gpu-check format clean
+.PHONY: all deps configure build test test-sanitize demo demo-build bench gpu-check format clean
 
 all: build
 
@@ -23,9 +23,26 @@ build: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
+# `make demo` builds the `vigor` program alone (no tests, benchmarks or fuzzers). A build folder it
+# creates gets the CUDA backend only where this machine has an NVIDIA GPU (nvidia-smi lists one):
+# the CUDA engines take long to compile and a run without a GPU never uses them. A folder
+# that exists keeps its CUDA choice (no reconfiguration, no rebuild), so `make test` after
+# `make demo` tests what the demo built; `make test` in a fresh folder builds both backends, as CI
+# does. CMAKE_ARGS=-DVIGOR_ENABLE_CUDA=ON (or OFF) decides instead.
+HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo ON || echo OFF)
+
+demo-build: deps
+	@if [ -f $(BUILD)/CMakeCache.txt ]; then \
+	  [ -z "$(CMAKE_ARGS)" ] || cmake -S . -B $(BUILD) $(CMAKE_ARGS) >/dev/null; \
+	else \
+	  cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_ENABLE_CUDA=$(HAVE_GPU) \
+	        $(CMAKE_ARGS) >/dev/null; \
+	fi
+	@cmake --build $(BUILD) --target vigor -j$(JOBS)
+
 # The plot needs Python with matplotlib (an optional dependency): without it (exit 3) the demo
 # still ends with the CSV results; any other plot failure fails the demo.
-demo: build
+demo: demo-build
 	./$(BUILD)/vigor run examples/henon_heiles.json --force
 	@./$(BUILD)/vigor plot results/henon_heiles || { code=$$?; [ $$code -eq 3 ] || exit $$code; \
 	  echo "demo: no figures (vigor plot needs python3-matplotlib)"; }
