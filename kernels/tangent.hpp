@@ -20,7 +20,7 @@
 ///    W(m) = [[-hat m, I], [-I, 0]], at the stored (staggered) momentum m.
 ///  * Newmark with beta != 0 is symplectic for a non-canonical form (it is Verlet in
 ///    x = q + beta h^2 M^{-1} grad V(q)); its defect in (q, p) is reported as computed, and is
-///    O(h^2)-small but not round-off: README explains it.
+///    O(h^2)-small but not round-off: docs/tangent_maps.md explains it.
 ///
 /// **Scale.** The partials are renormalised by exact powers of two (2^-E, E = kRescaleExp) when a
 /// deviation vector leaves [2^-E, 2^E]: no rounding, and the exponent is kept, so every relative

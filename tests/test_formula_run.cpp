@@ -344,7 +344,7 @@ TEST(FormulaRun, HenonHeilesFromItsFormulaRunsLikeTheBuiltInModelOnTheGpu) {
 #endif
 
 TEST(FormulaRun, TheExamplesAreValid) {
-  // examples/formula_*.json as the README shows them: valid, checked without compiling.
+  // examples/formula_*.json as docs/formula_models.md shows them: valid, checked without compiling.
   ScratchDir dir("formula-examples");
   int seen = 0;
   for (const auto& e : fs::directory_iterator(fs::path(VIGOR_SOURCE_DIR) / "examples")) {

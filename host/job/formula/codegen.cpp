@@ -11,6 +11,15 @@ namespace vigor::host::formula {
 
 namespace {
 
+/// `prefix` followed by the decimal digits of i: "t3". Appended rather than written
+/// `"t" + std::to_string(i)`, which GCC 12 warns about wrongly (-Wrestrict, its bug 105329).
+template <class Int>
+std::string numbered(const char* prefix, Int i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 /// An exact literal of a double: hexadecimal, so no decimal rounding on either side. A number
 /// folded at generation time may overflow (1/x of a tiny x): infinities and NaN are written as
 /// the quotients that make them, since the hexadecimal form has no spelling for them.
@@ -137,13 +146,13 @@ struct Adjoint {
 /// contain, no product with a number that is known when generating — all of which forward-mode
 /// duals, under IEEE arithmetic the compiler may not simplify, compute in full.
 void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
-  const auto name = [](int i) { return "t" + std::to_string(i); };
+  const auto name = [](int i) { return numbered("t", i); };
   const auto as_t = [&](int i, bool other_varies) {
     return other_varies && !f.varies[i] ? "T(" + name(i) + ")" : name(i);
   };
   int count = 0;
   const auto temp = [&](const std::string& expr) {
-    const std::string n = "a" + std::to_string(count++);
+    const std::string n = numbered("a", count++);
     o << "    const T " << n << " = " << expr << ";\n";
     return n;
   };
@@ -298,7 +307,7 @@ void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
 void emit_vector(std::ostringstream& o, const std::vector<Formula>& fs, const std::string& size) {
   o << "    kernels::Vec<T, " << size << "> r;\n";
   for (std::size_t j = 0; j < fs.size(); ++j) {
-    const std::string root = emit(o, fs[j], "f" + std::to_string(j) + "_");
+    const std::string root = emit(o, fs[j], numbered("f", j) + "_");
     o << "    r[" << j << "] = " << root << ";\n";
   }
   o << "    return r;\n";
