@@ -155,12 +155,17 @@ struct ConstrainedSplittingTraits {
   static constexpr bool supports() {
     return ConstrainedSeparableModel<M>;
   }
-  /// On the CPU lanes: FP32 blocks take one register per sub-block. On a pack of a block's
-  /// registers side by side, the constraint Jacobian's duals (K + 1 packs of two registers each)
-  /// spill; FP64 packs of the same size do not (docs/performance.md).
+  /// On the CPU lanes: one register per sub-block where a pack of a block's registers side by
+  /// side sends the constraint Jacobian's duals (K + 1 packs of two registers each) through
+  /// memory: FP32 blocks, and with AVX-512 FP64 blocks too. FP64 on AVX2 keeps one pack, which
+  /// is faster there (bench/lane_shape; docs/performance.md).
   template <class Real>
   static constexpr bool register_sub_blocks() {
+#if defined(__AVX512F__)
+    return true;
+#else
     return std::is_same_v<Real, float>;
+#endif
   }
 };
 
