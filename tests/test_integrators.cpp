@@ -97,23 +97,32 @@ const Phase<double, 1>& pendulum_reference() {
   return ref;
 }
 
+/// The error at T = kConvT, max over q and p of |x_N - ref|, of a run of N steps for each N.
 template <class I>
-double convergence_slope(const I& integrator, const std::vector<long>& steps, const char* label) {
+std::vector<double> errors_against(const I& integrator, const std::vector<long>& steps,
+                                   const Phase<double, 1>& ref) {
   const vm::Pendulum<double> m{1.0, 1.0};
-  const auto& ref = pendulum_reference();
-  std::vector<double> hs, errs;
+  std::vector<double> errs;
   for (long n : steps) {
     auto s = start(m, {1.0}, {0.0});
-    const double h = kConvT / double(n);
-    integrate(integrator, m, s, h, n);
-    hs.push_back(h);
+    integrate(integrator, m, s, kConvT / double(n), n);
     errs.push_back(state_distance(s, ref));
   }
+  return errs;
+}
+
+/// The fitted order over `steps`; every error must stay above `floor`, the reference's and the
+/// runs' round-off with a margin (the argument above; the exact reference below has its own).
+template <class I>
+double convergence_slope(const I& integrator, const std::vector<long>& steps, const char* label,
+                         const Phase<double, 1>& ref = pendulum_reference(), double floor = 1e-11) {
+  const std::vector<double> errs = errors_against(integrator, steps, ref);
+  std::vector<double> hs;
+  for (long n : steps) hs.push_back(kConvT / double(n));
   const double slope = fitted_slope(hs, errs);
   std::printf("  %-22s h = %.4g .. %.4g  err = %.3e .. %.3e  slope = %.3f\n", label, hs.front(),
               hs.back(), errs.front(), errs.back(), slope);
-  // The error floor argument above: every error must stay well above round-off.
-  for (double e : errs) EXPECT_GT(e, 1e-11) << label << ": step range reaches round-off";
+  for (double e : errs) EXPECT_GT(e, floor) << label << ": step range reaches round-off";
   return slope;
 }
 
@@ -168,37 +177,19 @@ TEST(Convergence, Yoshida6IsOrder6) {
 // in 50-digit arithmetic), rounded to double: it is exact to 1e-16, and the runs' own round-off
 // (at most 8 x 35 substeps on O(1) values) is ~1e-15, so errors down to 1e-13 are measured to
 // a few per cent.
-constexpr double kExactQ = -0.3062009575885240082882507;
-constexpr double kExactP = -0.9090471049978625523605618;
-
-template <class I>
-std::vector<double> errors_against_exact(const I& integrator, const std::vector<long>& steps) {
-  const vm::Pendulum<double> m{1.0, 1.0};
-  std::vector<double> errs;
-  for (long n : steps) {
-    auto s = start(m, {1.0}, {0.0});
-    integrate(integrator, m, s, kConvT / double(n), n);
-    errs.push_back(std::max(std::abs(s.q[0] - kExactQ), std::abs(s.p[0] - kExactP)));
-  }
-  return errs;
-}
-
-template <class I>
-double exact_convergence_slope(const I& integrator, const std::vector<long>& steps,
-                               const char* label) {
-  const std::vector<double> errs = errors_against_exact(integrator, steps);
-  std::vector<double> hs;
-  for (long n : steps) hs.push_back(kConvT / double(n));
-  const double slope = fitted_slope(hs, errs);
-  std::printf("  %-22s h = %.4g .. %.4g  err = %.3e .. %.3e  slope = %.3f (exact reference)\n",
-              label, hs.front(), hs.back(), errs.front(), errs.back(), slope);
-  for (double e : errs) EXPECT_GT(e, 1e-13) << label << ": step range reaches round-off";
-  return slope;
+const Phase<double, 1>& exact_pendulum() {
+  static const Phase<double, 1> exact = [] {
+    const vm::Pendulum<double> m{1.0, 1.0};
+    return start(m, {-0.3062009575885240082882507}, {-0.9090471049978625523605618});
+  }();
+  return exact;
 }
 
 TEST(Convergence, KahanLi8IsOrder8) {
   // h = 0.5 .. 0.25: errors 1.5e-8 .. 5.8e-11 in 50-digit arithmetic, pairwise slopes 7.96 .. 8.00.
-  EXPECT_NEAR(exact_convergence_slope(vk::KahanLi8<double>{}, {4, 5, 6, 8}, "kahan_li8"), 8.0, 0.2);
+  EXPECT_NEAR(
+      convergence_slope(vk::KahanLi8<double>{}, {4, 5, 6, 8}, "kahan_li8", exact_pendulum(), 1e-13),
+      8.0, 0.2);
 }
 
 TEST(Convergence, SofSpa10IsOrder10) {
@@ -206,7 +197,9 @@ TEST(Convergence, SofSpa10IsOrder10) {
   // there (10.6, then 10.35, in 50-digit arithmetic; 10.1 and 10.03 at h = 1/8 and 1/16 on a
   // shorter run, where double's round-off hides them), so the band is wider than for the other
   // orders: it still tells 10 from 8 and from 12.
-  EXPECT_NEAR(exact_convergence_slope(vk::SofSpa10<double>{}, {4, 5, 6}, "sofspa10"), 10.0, 0.7);
+  EXPECT_NEAR(
+      convergence_slope(vk::SofSpa10<double>{}, {4, 5, 6}, "sofspa10", exact_pendulum(), 1e-13),
+      10.0, 0.7);
 }
 
 TEST(Convergence, HigherOrderWinsAtEqualCost) {
@@ -214,9 +207,9 @@ TEST(Convergence, HigherOrderWinsAtEqualCost) {
   // 35 per sofspa10 step): small error constants and high order together are what the two new
   // schemes are for. Measured: yoshida6 (20 steps) 4.5e-9, kahan_li8 (8 steps) 5.8e-11, sofspa10
   // (4 steps) 9.0e-12; each must beat the one before by at least 5x.
-  const double y6 = errors_against_exact(vk::Yoshida6<double>{}, {20})[0];
-  const double kl8 = errors_against_exact(vk::KahanLi8<double>{}, {8})[0];
-  const double ss10 = errors_against_exact(vk::SofSpa10<double>{}, {4})[0];
+  const double y6 = errors_against(vk::Yoshida6<double>{}, {20}, exact_pendulum())[0];
+  const double kl8 = errors_against(vk::KahanLi8<double>{}, {8}, exact_pendulum())[0];
+  const double ss10 = errors_against(vk::SofSpa10<double>{}, {4}, exact_pendulum())[0];
   std::printf("  ~140 force evaluations: yoshida6 %.2e, kahan_li8 %.2e, sofspa10 %.2e\n", y6, kl8,
               ss10);
   EXPECT_GT(y6, 5 * kl8);

@@ -43,7 +43,8 @@ template <class Weights>
 VIGOR_HD VIGOR_INLINE double composition_weight(int i) {
   static constexpr CompositionTable<Weights::kHalf> kTable = Weights::table();
   constexpr int n = Weights::kHalf;
-  if (i == n) return composition_centre<Weights>();
+  constexpr double centre = composition_centre<Weights>();
+  if (i == n) return centre;
   return kTable.half[i < n ? i : 2 * n - i];
 }
 

@@ -9,10 +9,10 @@
 /// (composition.hpp takes the steps). Kahan and Li solved the order-8 conditions for a palindromic
 /// composition of a symmetric second-order method with two stages more than the minimum (15) and
 /// used the freedom to make the weights, and with them the error constants, small (Yoshida's
-/// 15-stage schemes have weights near 2.4 in magnitude, these below 0.61). Order 8, explicit, symplectic and symmetric
-/// (palindromic weights); momentum maps of symmetries of V conserved to round-off; energy error
-/// bounded, O(h^8), without drift. 17 force evaluations per step (each substep reuses the previous
-/// one's cached force).
+/// 15-stage schemes have weights near 2.4 in magnitude, these below 0.61). Order 8, explicit,
+/// symplectic and symmetric (palindromic weights); momentum maps of symmetries of V conserved to
+/// round-off; energy error bounded, O(h^8), without drift. 17 force evaluations per step (each
+/// substep reuses the previous one's cached force).
 /// References: W. Kahan & R.-C. Li, Math. Comp. 66 (1997) 1089–1099, method s17odr8a; Hairer,
 /// Lubich & Wanner, Geometric Numerical Integration, 2nd ed., §V.3.2 (the weights as printed
 /// there, 26 digits). scripts/check_composition_order.py checks the order in 50-digit arithmetic.

@@ -8,11 +8,11 @@
 /// where V_h is the Störmer–Verlet step (stormer_verlet.hpp) and g1 ... g17 are the weights below
 /// (composition.hpp takes the steps). Sofroniou and Spaletta searched the solutions of the order-10
 /// conditions of a palindromic 35-stage composition of a symmetric second-order method for small
-/// weights and small leading error terms; this is their best method of order 10. Order 10, explicit, symplectic and symmetric
-/// (palindromic weights); momentum maps of symmetries of V conserved to round-off; energy error
-/// bounded, O(h^10), without drift. 35 force evaluations per step (each substep reuses the
-/// previous one's cached force). For accuracies near double round-off: in FP32 a smaller scheme
-/// reaches the same accuracy for less.
+/// weights and small leading error terms; this is their best method of order 10. Order 10,
+/// explicit, symplectic and symmetric (palindromic weights); momentum maps of symmetries of V
+/// conserved to round-off; energy error bounded, O(h^10), without drift. 35 force evaluations per
+/// step (each substep reuses the previous one's cached force). For accuracies near double
+/// round-off: in FP32 a smaller scheme reaches the same accuracy for less.
 /// References: M. Sofroniou & G. Spaletta, Optim. Methods Softw. 20 (2005) 597–613 (order 10,
 /// 35 stages); Hairer, Lubich & Wanner, Geometric Numerical Integration, 2nd ed., §V.3.2.
 /// scripts/check_composition_order.py checks the order in 50-digit arithmetic.
@@ -57,7 +57,8 @@ struct SofSpa10 {
   static constexpr const char* kName = "sofspa10";
   static constexpr const char* kDescription =
       "Sofroniou-Spaletta 10th-order composition of Stormer-Verlet (35 substeps)";
-  static constexpr const char* kReference = "Sofroniou & Spaletta 2005, Optim. Methods Softw. 20, 597";
+  static constexpr const char* kReference =
+      "Sofroniou & Spaletta 2005, Optim. Methods Softw. 20, 597";
   static constexpr int kOrder = 10;
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = true;
