@@ -14,8 +14,12 @@ all: build
 deps:
 	@[ -n "$(VIGOR_SKIP_DEPS)" ] || bash scripts/install-deps.sh
 
+# The Python package is built with a virtual environment in the build folder
+# (scripts/python-env.sh: nanobind, NumPy, pytest from PyPI); without one it is left out and its
+# tests skip.
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
+	       $$(bash scripts/python-env.sh $(BUILD)/python-env) $(CMAKE_ARGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)

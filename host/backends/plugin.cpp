@@ -50,6 +50,18 @@ std::string hex(std::uint64_t x) {
   return buf;
 }
 
+/// Where a plugin's headers are: VIGOR_INCLUDE_DIR when set (an installed Python package, whose
+/// headers travel inside it), else the build's source and generated trees.
+const std::vector<std::string>& plugin_include_dirs() {
+  static const std::vector<std::string> dirs = [] {
+    if (const char* d = std::getenv("VIGOR_INCLUDE_DIR"); d && *d)
+      return std::vector<std::string>{d};
+    return std::vector<std::string>(std::begin(build::kPluginIncludeDirs),
+                                    std::end(build::kPluginIncludeDirs));
+  }();
+  return dirs;
+}
+
 /// The compiler's argument list without the output and input files.
 std::vector<std::string> compile_command(bool cuda) {
   std::vector<std::string> cmd{cuda ? plugin_cuda_compiler() : plugin_compiler()};
@@ -61,7 +73,7 @@ std::vector<std::string> compile_command(bool cuda) {
     cmd.insert(cmd.end(),
                {"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"});
   }
-  for (const char* d : build::kPluginIncludeDirs) cmd.push_back(std::string("-I") + d);
+  for (const std::string& d : plugin_include_dirs()) cmd.push_back("-I" + d);
   return cmd;
 }
 
@@ -95,7 +107,7 @@ const std::string& headers_stamp() {
   static const std::string stamp = [] {
     std::string s;
     std::error_code ec;
-    for (const char* dir : build::kPluginIncludeDirs) {
+    for (const std::string& dir : plugin_include_dirs()) {
       for (const char* sub : {"kernels", "models", "host", "vigor"}) {
         const fs::path root = fs::path(dir) / sub;
         if (!fs::is_directory(root, ec)) continue;

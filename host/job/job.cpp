@@ -372,6 +372,25 @@ void check_run_precision(const ModelInfo& model, Job& job) {
   check_initial_states(job.ensemble, model, job.integration.params, true);
 }
 
+/// States a program gave in place of the job's ensemble, checked as explicit rows are (finite
+/// energy, on the model's manifold); errors name ensemble.states[i].
+Ensemble given_states(const Ensemble& given, const ModelInfo& model,
+                      const std::vector<double>& params) {
+  if (given.count < 1)
+    fail("states", "must hold at least one state (a row of " + std::to_string(model.dim) +
+                       " values), got none");
+  if (given.state.size() != std::size_t(given.count) * std::size_t(model.dim))
+    fail("states", "must hold rows of " + std::to_string(model.dim) + " values (the state of " +
+                       model.name + "), got " + std::to_string(given.state.size()) +
+                       " values for " + std::to_string(given.count) + " rows");
+  Ensemble e;
+  e.kind = "states";
+  e.count = given.count;
+  e.state = given.state;
+  check_initial_states(e, model, params, false);
+  return e;
+}
+
 /// The JSON text, parsed with DuplicateKeyCheck; JSON errors name the key being read.
 Json parse_text(const std::string& text) {
   DuplicateKeyCheck check;
@@ -577,10 +596,13 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   parse_output(top, job);
 
   // The ensemble last: it is the only expensive part, and it needs the section.
-  job.ensemble =
-      make_ensemble(require(top, "", "ensemble",
-                            "one of states, box, random_box, section_grid, loop, parallelepiped"),
-                    model, job.integration.params, job.integration.section);
+  if (overrides.ensemble)
+    job.ensemble = given_states(*overrides.ensemble, model, job.integration.params);
+  else
+    job.ensemble =
+        make_ensemble(require(top, "", "ensemble",
+                              "one of states, box, random_box, section_grid, loop, parallelepiped"),
+                      model, job.integration.params, job.integration.section);
   sample_cloud(job);
   apply_overrides(overrides, model, job);
   check_run_precision(model, job);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Overrides {
   std::string out;        ///< --out
   std::string backend;    ///< --backend
   std::string precision;  ///< --precision
+  /// Initial states given by a program (the Python package's `states=`), kind "states", SoA:
+  /// they replace the job's "ensemble", which may then be absent. Checked as explicit rows are.
+  std::shared_ptr<const Ensemble> ensemble;
 };
 
 struct Job {

@@ -263,11 +263,10 @@ double determinant(std::vector<double> a, int n) {
   return det;
 }
 
-nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job,
-                                        const HitSpill& hits) {
+InvariantsTable invariants_table(const Job& job, const HitSpill& hits) {
   const InvariantSampling& sm = job.ensemble.sampling;
   const ModelInfo* model = find_model(job.integration.model);
-  if (sm.kind.empty() || !model) throw std::logic_error("write_invariants: not a cloud ensemble");
+  if (sm.kind.empty() || !model) throw std::logic_error("invariants_table: not a cloud ensemble");
   const bool is_loop = sm.kind == "loop";
   const int dim = model->dim, dof = model->dof;
   const std::int64_t n = job.ensemble.count;
@@ -291,44 +290,31 @@ nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job,
     stopped += c < samples ? 1 : 0;
   }
 
-  std::string out;
-  out += is_loop ? "t,area,area_relative_change,poincare_invariant,poincare_relative_change\n"
-                 : "t,volume_ratio,volume_relative_change\n";
+  InvariantsTable table;
+  const std::vector<std::string> names =
+      is_loop ? std::vector<std::string>{"t", "area", "area_relative_change",
+                                         "poincare_invariant", "poincare_relative_change"}
+              : std::vector<std::string>{"t", "volume_ratio", "volume_relative_change"};
+  for (const auto& name : names)
+    table.columns.push_back({name, Column::Kind::kReal, false, {}, {}});
+  for (auto& c : table.columns) c.real.reserve(std::size_t(samples + 1));
   // Both loop changes are relative to |area(0)|: for a conjugate plane (q_i, p_i) that equals
   // |I(0)|; for any other plane I(0) = 0 and the loop's own area is the natural scale.
   const double scale = std::fabs(v0.a);
   double max_a = 0.0, max_b = 0.0;
   auto emit = [&](double t, const SampleValues& v) {
-    append_number(out, t);
-    out += ',';
+    std::vector<double> row{t};
     if (is_loop) {
       const double da = (v.a - v0.a) / scale, db = (v.b - v0.b) / scale;
       if (std::isfinite(da)) max_a = std::max(max_a, std::fabs(da));
       if (std::isfinite(db)) max_b = std::max(max_b, std::fabs(db));
-      for (double x : {v.a, da, v.b}) {
-        append_number(out, x);
-        out += ',';
-      }
-      append_number(out, db);
+      row.insert(row.end(), {v.a, da, v.b, db});
     } else {
       const double d = v.a / v0.a - 1.0;
       if (std::isfinite(d)) max_a = std::max(max_a, std::fabs(d));
-      append_number(out, v.a);
-      out += ',';
-      append_number(out, d);
+      row.insert(row.end(), {v.a, d});
     }
-    out += '\n';
-  };
-  std::FILE* f = std::fopen(file.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write " + file.string());
-  auto flush = [&](bool last) {
-    if ((last || out.size() > (std::size_t(1) << 20)) && !out.empty()) {
-      if (std::fwrite(out.data(), 1, out.size(), f) != out.size()) {
-        std::fclose(f);
-        throw std::runtime_error("cannot write " + file.string() + " (disk full?)");
-      }
-      out.clear();
-    }
+    for (std::size_t k = 0; k < row.size(); ++k) table.columns[k].real.push_back(row[k]);
   };
 
   emit(0.0, v0);
@@ -344,20 +330,11 @@ nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job,
     for (std::int64_t m = a; m < b; ++m)
       vals[std::size_t(m - a)] =
           evaluate(states.data() + std::size_t(m - a) * std::size_t(dim) * std::size_t(n));
-    for (std::int64_t m = a; m < b; ++m) {
-      emit(time_of(m), vals[std::size_t(m - a)]);
-      flush(false);
-    }
+    for (std::int64_t m = a; m < b; ++m) emit(time_of(m), vals[std::size_t(m - a)]);
   }
-  for (std::int64_t m = valid; m < samples; ++m) {
-    emit(time_of(m), SampleValues{nan, nan});
-    flush(false);
-  }
-  flush(true);
-  if (std::fclose(f) != 0)
-    throw std::runtime_error("cannot write " + file.string() + " (disk full?)");
+  for (std::int64_t m = valid; m < samples; ++m) emit(time_of(m), SampleValues{nan, nan});
 
-  nlohmann::ordered_json s;
+  nlohmann::ordered_json& s = table.summary;
   s["kind"] = sm.kind;
   s["every"] = sm.every;
   s["samples"] = samples + 1;
@@ -386,7 +363,14 @@ nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job,
         " trajectories of the cloud stopped (see final.csv status); samples from t = " + t_first +
         " on are NaN in invariants.csv and the maxima cover the valid samples only";
   }
-  return s;
+  return table;
+}
+
+nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job,
+                                        const HitSpill& hits) {
+  InvariantsTable table = invariants_table(job, hits);
+  write_csv(file, table.columns, false);
+  return std::move(table.summary);
 }
 
 }  // namespace vigor::host

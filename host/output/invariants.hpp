@@ -21,6 +21,7 @@
 
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
+#include "host/output/tables.hpp"
 
 namespace vigor::host {
 
@@ -41,6 +42,19 @@ double loop_area(std::span<const double> x, std::span<const double> y, bool spec
 
 /// Determinant of the n x n row-major matrix `a` by LU with partial pivoting.
 double determinant(std::vector<double> a, int n);
+
+/// The invariants of a finished run of a loop or parallelepiped ensemble, one row per sample time
+/// (the columns of invariants.csv), and the "invariants" object of summary.json.
+struct InvariantsTable {
+  std::vector<Column> columns;
+  nlohmann::ordered_json summary;
+};
+
+/// The invariants of a finished run of a loop or parallelepiped ensemble, from its initial
+/// states (t = 0) and the stroboscopic samples in `hits` (finished, not yet removed). A sample
+/// time at which any trajectory of the cloud had already stopped (non-finite, escaped, Newton not
+/// converged) is NaN and counted. Throws std::runtime_error on I/O errors.
+InvariantsTable invariants_table(const Job& job, const HitSpill& hits);
 
 /// invariants.csv for a finished run of a loop or parallelepiped ensemble, from its initial
 /// states (t = 0) and the stroboscopic samples in `hits` (finished, not yet removed). Returns the

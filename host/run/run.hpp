@@ -20,8 +20,10 @@
 #include "host/backends/engine.hpp"
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
+#include "host/output/result_tables.hpp"
 #include "host/output/run_result.hpp"
 #include "host/run/checkpoint.hpp"
+#include "host/run/progress.hpp"
 #include "host/run/ranks.hpp"
 
 namespace vigor::host {
@@ -36,6 +38,9 @@ struct RunOptions {
   /// Bytes the engine's arrays may take (--memory-limit; 0: no limit but a GPU's free memory).
   /// Larger ensembles run in chunks (host/run/chunks.hpp).
   std::size_t memory_limit = 0;
+  /// Called on rank 0 after every segment (a caller's own progress display); whatever it throws
+  /// ends the run there, as an error of the run (the Python package stops on Ctrl-C this way).
+  std::function<void(const ProgressState&)> on_segment;
 };
 
 /// How run_ensemble checkpoints and resumes (run_job provides both).
@@ -72,8 +77,17 @@ RunResult run_ensemble(const Job& job, const RunOptions& options, HitStore* hits
 /// The engine first (a missing device fails before anything is created on disk), then the
 /// output directory, then run_ensemble with the hits spilled to a file in the temporary
 /// directory, and all outputs written atomically into job.output_dir.
-/// Returns the summary. Throws JobError (bad output location) or std::runtime_error.
-nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force);
+/// Returns the summary; with `tables`, also every table of the results as columns (read from
+/// what the writers wrote from, before the scratch files go). Throws JobError (bad output
+/// location) or std::runtime_error.
+nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force,
+                               ResultTables* tables = nullptr);
+
+/// The job's results as columns in memory and nothing in a results directory (the Python
+/// package's vigor.run without out=): the drained hits go to a scratch file in the system's
+/// temporary directory, as a run's go to its own, and it is removed at the end. One process
+/// (no MPI distribution), no checkpoints. Throws std::runtime_error on a runtime failure.
+ResultTables run_to_tables(const Job& job, const RunOptions& options);
 
 /// `vigor run --resume OUT_DIR`: finds the interrupted run of OUT_DIR (its temporary directory
 /// beside it, host/run/checkpoint.hpp), re-reads the job it stored, and continues from its last
@@ -87,7 +101,8 @@ namespace run_detail {
 /// run_job, and resume_job with the directory and checkpoint of the interrupted run
 /// (run_job.cpp).
 nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, bool force,
-                                  const std::filesystem::path* adopt, const Checkpoint* resume);
+                                  const std::filesystem::path* adopt, const Checkpoint* resume,
+                                  ResultTables* tables = nullptr);
 }  // namespace run_detail
 
 }  // namespace vigor::host

@@ -45,8 +45,13 @@ struct ScratchDir {
 class JobRun {
  public:
   JobRun(const Job& job, const RunOptions& options, bool force, const fs::path* adopt,
-         const Checkpoint* resume)
-      : job_(job), options_(options), force_(force), adopt_(adopt), resume_(resume) {}
+         const Checkpoint* resume, ResultTables* tables)
+      : job_(job),
+        options_(options),
+        force_(force),
+        adopt_(adopt),
+        resume_(resume),
+        tables_(tables) {}
 
   nlohmann::ordered_json run() {
     together([&] { engine_ = build_engine(job_, options_); });
@@ -192,7 +197,9 @@ class JobRun {
       if (spill_) spill_->finish();
       FinishedRun finished(job_, r, spill_.get());
       finished.summary["output_dir"] = out_->target().string();
-      return write_results(finished, out_->temp());
+      nlohmann::ordered_json summary = write_results(finished, out_->temp());
+      if (tables_) *tables_ = result_tables(finished);
+      return summary;
     } catch (const std::exception& e) {
       const std::string kept = kept_note();
       if (kept.empty()) throw;
@@ -215,6 +222,7 @@ class JobRun {
   const bool force_;
   const fs::path* adopt_;
   const Checkpoint* resume_;
+  ResultTables* tables_;
   const Clock::time_point t0_ = Clock::now();
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<OutputDir> out_;
@@ -231,14 +239,16 @@ class JobRun {
 namespace run_detail {
 
 nlohmann::ordered_json run_job_in(const Job& job, const RunOptions& options, bool force,
-                                  const fs::path* adopt, const Checkpoint* resume) {
-  return JobRun(job, options, force, adopt, resume).run();
+                                  const fs::path* adopt, const Checkpoint* resume,
+                                  ResultTables* tables) {
+  return JobRun(job, options, force, adopt, resume, tables).run();
 }
 
 }  // namespace run_detail
 
-nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force) {
-  return run_detail::run_job_in(job, options, force, nullptr, nullptr);
+nlohmann::ordered_json run_job(const Job& job, const RunOptions& options, bool force,
+                               ResultTables* tables) {
+  return run_detail::run_job_in(job, options, force, nullptr, nullptr, tables);
 }
 
 }  // namespace vigor::host

@@ -97,6 +97,7 @@ class SegmentLoop {
       ps.crossings = res_.hits;
       ps.elapsed = seconds_since(t0_);
       progress.update(ps);
+      if (options_.on_segment && comm::root()) options_.on_segment(ps);
     }
     progress.finish(ps);
     collect_final();

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test of scripts/vigor_plot.py on tiny vigor runs.
+"""Test of python/vigor/plot.py (what `vigor plot` runs) on tiny vigor runs.
 
 Usage: test_vigor_plot.py VIGOR_BIN SCRATCH_DIR
 Exit status: 0 pass, 1 fail, 77 skipped (this interpreter has no numpy/matplotlib).
@@ -30,7 +30,7 @@ except ImportError:
     sys.exit(77)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "vigor_plot.py")
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "python", "vigor", "plot.py")
 
 GRID = {"energy": 0.125, "axes": {"q1": [-0.45, 0.6, 10], "p1": [-0.5, 0.5, 10]}}
 JOBS = {

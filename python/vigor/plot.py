@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
-"""vigor_plot.py: figures from a vigor output directory.
+"""vigor.plot: the figures of `vigor plot`, from a results directory or from Python.
 
-    python3 scripts/vigor_plot.py OUT_DIR [--out PLOT_DIR] [--svg] [--axes X,Y]
+From Python (docs/python.md), on a Matplotlib axes of your own or a new one:
+
+    vigor.plot.section(res, ax=None, color_by=None, axes=None)   the section of a vigor.Result
+    vigor.plot.energy(res, ax=None)                             its energy-error series
+
+As a program (what `vigor plot` runs; one copy of the figures for both):
+
+    python3 python/vigor/plot.py OUT_DIR [--out PLOT_DIR] [--svg] [--axes X,Y]
                                   [--color-by NAME] [--max-points N] [--dpi N] [--no-wrap]
 
 Reads what `vigor run` wrote into OUT_DIR (summary.json and the CSVs; results.h5 through h5py when
@@ -47,8 +54,6 @@ import warnings
 try:
     import numpy as np
     import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib import colors as mcolors
     from matplotlib.lines import Line2D
@@ -1033,7 +1038,7 @@ def parse_args(argv):
             self.print_usage(sys.stderr)
             raise UsageError(message)
 
-    p = Parser(prog="vigor_plot.py", description="Figures from a vigor output directory.")
+    p = Parser(prog="vigor plot", description="Figures from a vigor output directory.")
     p.add_argument("out_dir", metavar="OUT_DIR", help="directory written by `vigor run`")
     p.add_argument("--out", metavar="PLOT_DIR", help="where to write (default OUT_DIR/plots)")
     p.add_argument("--svg", action="store_true", help="write SVG as well as PNG")
@@ -1100,6 +1105,9 @@ def main(argv=None):
     if _IMPORT_ERROR is not None:
         print(MISSING_MATPLOTLIB, file=sys.stderr)
         return 3  # the environment, not the input: DESIGN's runtime-failure code
+    # Files only, no display: the program never opens a window (the Python API leaves the
+    # backend to the notebook).
+    matplotlib.use("Agg")
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         make_plots(args)
@@ -1110,6 +1118,79 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 3
     return 0
+
+
+# ------------------------------------------------------------------- from Python (vigor.Result)
+
+
+class _ResultRun:
+    """A vigor.Result as the figure helpers above read a results directory's Run."""
+
+    class _Final:
+        def __init__(self, final):
+            self.columns = list(final)
+
+    def __init__(self, res):
+        self.summary = res.summary
+        self.job = res.summary.get("job") or {}
+        self.final = self._Final(res.final)
+        self.state_names = res.state_names
+        self._res = res
+
+    def column(self, name):
+        return np.asarray(self._res.final[name])
+
+
+def _axes_or_new(ax, width, height):
+    if _IMPORT_ERROR is not None:
+        raise ImportError(MISSING_MATPLOTLIB.replace("error: vigor plot", "vigor.plot"))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(width, height))
+    return ax
+
+
+def section(res, ax=None, color_by=None, axes=None, wrap=True):
+    """The section points of a vigor.Result on `ax` (a new figure when None), as section.png of
+    `vigor plot`: the plane `axes` = (x, y) (default: the (q, p) pair of the first other degree
+    of freedom), coloured by `color_by` (trajectory, t, or any numeric column of res.final;
+    default: the chaos indicator when the run has one, else trajectory). Returns the axes."""
+    run = _ResultRun(res)
+    xname, yname = axes or default_axes(run.state_names, run.job)
+    for name in (xname, yname):
+        if name not in res.sections:
+            raise ValueError(f"axes: '{name}' is not a column of the sections "
+                             f"(valid: {', '.join(run.state_names + ['t'])})")
+    color_by = color_by or default_color_by(run)
+    if color_by not in color_choices(run):
+        raise ValueError(f"color_by: unknown '{color_by}' (valid: {', '.join(color_choices(run))})")
+    ax = _axes_or_new(ax, 6.2, 5.4)
+    pts = {k: np.asarray(v) for k, v in res.sections.items()}
+    x, y, wrapped = _section_xy(run, pts, xname, yname, wrap)
+    traj = pts["trajectory"]
+    if color_by == "trajectory":
+        _trajectory_scatter(ax, x, y, traj)
+    else:
+        values = pts["t"] if color_by == "t" else per_trajectory(
+            run.column("trajectory"), run.column(color_by), traj)
+        _indicator_scatter(ax.figure, ax, x, y, values, color_by)
+    ax.set_xlabel(axis_label(xname, run, wrapped[0]))
+    ax.set_ylabel(axis_label(yname, run, wrapped[1]))
+    ax.set_title(f"{section_description(run)}: {_count(len(traj))} points")
+    return ax
+
+
+def energy(res, ax=None):
+    """max |H - H0| over the ensemble (max, 99th percentile, median) at every segment end, on a
+    log axis, as the right panel of energy.png. Returns the axes."""
+    ax = _axes_or_new(ax, 6.2, 4.2)
+    series = {k: np.asarray(v) for k, v in res.energy_series.items()}
+    _series_lines(ax, series, [("energy_error_max", "max", "-"),
+                               ("energy_error_p99", "99th percentile", "--"),
+                               ("energy_error_median", "median", ":")])
+    ax.set_xlabel("t")
+    ax.set_ylabel(r"$\max |H - H_0|$ so far, over the ensemble")
+    ax.set_title(_ResultRun(res).summary.get("model", "") + ": energy error at segment ends")
+    return ax
 
 
 if __name__ == "__main__":

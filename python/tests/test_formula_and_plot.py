@@ -1,0 +1,55 @@
+"""SymPy expressions as formulas (converted node by node), and vigor.plot on a Result."""
+import numpy as np
+import pytest
+
+import vigor
+from vigor import _formula
+from conftest import henon_heiles_job
+
+
+def test_sympy_expression_becomes_formula_text():
+    sympy = pytest.importorskip("sympy")
+    q0, q1, a = sympy.symbols("q0 q1 a")
+    text = _formula.formula_text((q0**2 + q1**2) / 2 + a * q0**2 * q1 - q1**3 / 3)
+    # Fully parenthesised, rationals as divisions, powers with ^ (the formula language's).
+    assert "^" in text and "**" not in text and "(1/2)" in text and "(-1/3)" in text
+    assert _formula.formula_text(sympy.sqrt(q0) + sympy.cos(q1)) in (
+        "(sqrt(q0) + cos(q1))", "(cos(q1) + sqrt(q0))")
+    with pytest.raises(vigor.JobError) as e:
+        _formula.jsonable({"model": {"formula": {"potential": sympy.gamma(q0)}}})
+    assert e.value.key == "model.formula.potential"
+
+
+def test_sympy_formula_job_validates_like_its_text():
+    sympy = pytest.importorskip("sympy")
+    q0, q1, a, b = sympy.symbols("q0 q1 a b")
+    potential = (q0**2 + q1**2) / 2 + a * q0**2 * q1 + b * q1**3
+    job = henon_heiles_job()
+    job["model"] = {"formula": {"dof": 2, "potential": potential},
+                    "params": {"a": 1.0, "b": -1.0 / 3.0}}
+    v = vigor.validate(job)
+    assert v["model"] and v["trajectories"] >= 1
+
+
+def test_numpy_values_in_a_job_dict():
+    job = henon_heiles_job(steps=np.int64(1000))
+    job["integrator"]["dt"] = np.float32(0.01).item()
+    assert vigor.validate(job)["steps"] == 1000
+
+
+def test_plot_section_and_energy_on_axes():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import vigor.plot
+    res = vigor.run(henon_heiles_job(), progress=False)
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    assert vigor.plot.section(res, ax=ax1) is ax1
+    offsets = np.concatenate([c.get_offsets() for c in ax1.collections])
+    assert len(offsets) == len(res.sections["q1"])  # every crossing drawn, none invented
+    np.testing.assert_array_equal(np.sort(offsets[:, 0]), np.sort(res.sections["q1"]))
+    assert vigor.plot.energy(res, ax=ax2) is ax2 and ax2.get_yscale() == "log"
+    with pytest.raises(ValueError):
+        vigor.plot.section(res, color_by="no_such_column")
+    plt.close(fig)

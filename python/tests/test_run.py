@@ -1,0 +1,142 @@
+"""vigor.run: the same results as the command line, NumPy columns, states, precision, outputs."""
+import glob
+import json
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+import vigor
+from conftest import assert_same_table, henon_heiles_job, read_csv, run_cli
+
+
+def test_run_returns_columns_of_the_csv_contract():
+    res = vigor.run(henon_heiles_job(), progress=False)
+    assert list(res.sections)[:3] == ["trajectory", "crossing", "t"]
+    assert res.state_names == ["q0", "q1", "p0", "p1"]
+    assert list(res.final)[:7] == ["trajectory", "t", "q0", "q1", "p0", "p1", "energy_error_max"]
+    n = res.summary["trajectories"]
+    assert n == len(res.final["trajectory"]) >= 1
+    assert set(res.final["status"]) == {"ok"}
+    # Every crossing lies on the section q0 = 0 to the step's round-off (located, not the step).
+    assert len(res.sections["q0"]) > 0
+    assert np.abs(res.sections["q0"]).max() < 1e-9
+    # Sorted by trajectory then crossing, crossings numbered from 0 in time order.
+    traj, crossing, t = res.sections["trajectory"], res.sections["crossing"], res.sections["t"]
+    assert np.all(np.diff(traj) >= 0)
+    for k in np.unique(traj):
+        sel = traj == k
+        np.testing.assert_array_equal(crossing[sel], np.arange(sel.sum()))
+        assert np.all(np.diff(t[sel]) > 0)
+    assert res.final["crossings"].sum() == len(traj)
+    assert res.tangent_series is None and res.invariants is None
+    assert len(res.energy_series["t"]) == res.summary["segments"] + 1
+    assert "vigor.Result" in repr(res)
+
+
+def cli_run(tmp_path, vigor_bin, job, *args):
+    """The job written to tmp_path/job.json and run by the command line into tmp_path/cli."""
+    job_file = tmp_path / "job.json"
+    job_file.write_text(json.dumps(job))
+    run_cli(vigor_bin, job_file, tmp_path / "cli", *args)
+    return job_file
+
+
+def assert_same_as_cli(tmp_path, res):
+    assert_same_table(read_csv(tmp_path / "cli" / "sections.csv"), res.sections)
+    assert_same_table(read_csv(tmp_path / "cli" / "final.csv"), res.final)
+
+
+def test_results_equal_the_command_lines_value_for_value(tmp_path, vigor_bin):
+    job = henon_heiles_job()
+    job_file = cli_run(tmp_path, vigor_bin, job)
+    for res in (vigor.run(job, progress=False), vigor.run(str(job_file), progress=False)):
+        assert_same_as_cli(tmp_path, res)
+
+
+def test_float_run_gives_float32_columns_equal_to_the_csv(tmp_path, vigor_bin):
+    job = henon_heiles_job()
+    cli_run(tmp_path, vigor_bin, job, "--precision", "float")
+    res = vigor.run(job, precision="float", progress=False)
+    assert res.sections["q1"].dtype == np.float32 and res.final["p0"].dtype == np.float32
+    assert res.final["t"].dtype == np.float64  # t = steps * dt, exact in double
+    assert_same_as_cli(tmp_path, res)
+
+
+def test_out_writes_the_command_lines_directory(tmp_path, vigor_bin):
+    job = henon_heiles_job()
+    cli_run(tmp_path, vigor_bin, job)
+    res = vigor.run(job, out=tmp_path / "py", progress=False)
+    for name in ("sections.csv", "final.csv"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    summary = json.loads((tmp_path / "py" / "summary.json").read_text())
+    assert summary["trajectories"] == res.summary["trajectories"]
+    assert res.summary["output_dir"] == str(tmp_path / "py")
+    assert_same_table(read_csv(tmp_path / "py" / "sections.csv"), res.sections)
+    # An existing directory is kept unless force=True, as with --force.
+    with pytest.raises(vigor.JobError):
+        vigor.run(job, out=tmp_path / "py", progress=False)
+    vigor.run(job, out=tmp_path / "py", force=True, progress=False)
+
+
+def test_nothing_is_written_without_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    scratch = tempfile.gettempdir()
+    before = set(glob.glob(os.path.join(scratch, "vigor-run-*")))
+    job = henon_heiles_job(output={"dir": "results/should_not_exist"})
+    vigor.run(job, progress=False)
+    assert list(tmp_path.iterdir()) == []
+    assert set(glob.glob(os.path.join(scratch, "vigor-run-*"))) == before
+
+
+def test_states_array_replaces_the_ensemble_in_any_layout():
+    rows = [[0.0, 0.1, 0.35, 0.0], [0.0, -0.2, 0.3, 0.1], [0.0, 0.05, 0.4, -0.05]]
+    job = henon_heiles_job()
+    by_job = vigor.run(dict(job, ensemble={"states": rows}), progress=False)
+    c_order = np.array(rows)
+    results = [vigor.run(job, states=c_order, progress=False),
+               vigor.run(job, states=np.asfortranarray(c_order), progress=False),
+               vigor.run({k: v for k, v in job.items() if k != "ensemble"}, states=rows,
+                         progress=False),
+               vigor.run(job, states=np.array(rows, dtype=np.float32).astype(np.float64),
+                         progress=False)]
+    for res in results[:3]:
+        for name in by_job.final:
+            np.testing.assert_array_equal(res.final[name], by_job.final[name], err_msg=name)
+        for name in by_job.sections:
+            np.testing.assert_array_equal(res.sections[name], by_job.sections[name])
+    assert results[3].summary["trajectories"] == 3
+
+
+def test_cloud_ensemble_gives_invariants():
+    job = {"model": {"name": "pendulum"}, "integrator": {"name": "verlet", "dt": 0.02},
+           "steps": 2000,
+           "ensemble": {"loop": {"center": [0.2, 0.0], "plane": ["q0", "p0"], "shape": "circle",
+                                 "radius": 0.05, "points": 64, "every": 500}}}
+    res = vigor.run(job, progress=False)
+    inv = res.invariants
+    assert list(inv) == ["t", "area", "area_relative_change", "poincare_invariant",
+                         "poincare_relative_change"]
+    assert len(inv["t"]) == 2000 // 500 + 1
+    # Verlet is symplectic: the loop's area is kept to round-off (SCIENCE.md section 2); the
+    # spectral quadrature of 64 points is exact to ~1e-13 for this smooth loop.
+    assert np.abs(inv["area_relative_change"]).max() < 1e-9
+    assert res.summary["invariants"]["kind"] == "loop"
+
+
+def test_threads_and_backend_choices():
+    a = vigor.run(henon_heiles_job(), threads=1, backend="cpu", progress=False)
+    b = vigor.run(henon_heiles_job(), threads=2, backend="cpu", progress=False)
+    for name in a.sections:
+        np.testing.assert_array_equal(a.sections[name], b.sections[name])
+    assert a.summary["backend"] == "cpu"
+
+
+def test_a_million_row_final_table_is_numpy_not_objects():
+    job = {"model": {"name": "pendulum"}, "integrator": {"name": "verlet", "dt": 0.01},
+           "steps": 2, "ensemble": {"random_box": {"lo": [-1, -1], "hi": [1, 1],
+                                                   "count": 1000000, "seed": 1}}}
+    res = vigor.run(job, progress=False)
+    assert res.final["q0"].shape == (1000000,) and res.final["q0"].dtype == np.float64
+    assert res.final["status"].dtype.kind == "U"
