@@ -25,7 +25,7 @@ struct Overrides {
   std::string precision;  ///< --precision
   /// Initial states given by a program (the Python package's `states=`), kind "states", SoA:
   /// they replace the job's "ensemble", which may then be absent. Checked as explicit rows are.
-  std::shared_ptr<const Ensemble> ensemble;
+  std::shared_ptr<const Ensemble> ensemble = nullptr;
 };
 
 struct Job {

@@ -3,6 +3,7 @@
 #include "host/output/result_tables.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "host/output/invariants.hpp"
 
@@ -61,13 +62,13 @@ std::vector<Column> series_columns(const StatSeries& series) {
   return c;
 }
 
-ResultTables result_tables(const FinishedRun& run) {
+ResultTables result_tables(FinishedRun& run) {
   ResultTables t;
   t.float_precision = run.float_precision();
   // As sections.csv: a cloud ensemble's stroboscopic samples are its section records.
   t.sections = run.hits ? section_columns(*run.hits, run.model.state_names)
                         : empty_section_columns(run.model.state_names, 0);
-  t.final = run.final_table;
+  t.final = std::move(run.final_table);
   t.energy_series = series_columns(run.result.energy_series);
   if (run.job.integration.tangent) t.tangent_series = series_columns(run.result.tangent_series);
   t.summary = run.summary;

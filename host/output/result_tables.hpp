@@ -37,8 +37,8 @@ std::vector<Column> section_columns(const HitSpill& hits,
 /// segment, t, <name>_max, <name>_median, <name>_p99 … as in energy_series.csv.
 std::vector<Column> series_columns(const StatSeries& series);
 
-/// The tables of a finished run; `run.summary` is taken as it stands (the writers may have
-/// completed it).
-ResultTables result_tables(const FinishedRun& run);
+/// The tables of a finished run, whose final table is moved out (the writers are done with it);
+/// `run.summary` is taken as it stands (the writers may have completed it).
+ResultTables result_tables(FinishedRun& run);
 
 }  // namespace vigor::host

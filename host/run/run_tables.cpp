@@ -68,7 +68,7 @@ ResultTables run_to_tables(const Job& job, const RunOptions& options) {
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (spill) spill->finish();
-  const FinishedRun finished(job, result, spill.get());
+  FinishedRun finished(job, result, spill.get());
   return result_tables(finished);
 }
 

@@ -53,3 +53,37 @@ def test_plot_section_and_energy_on_axes():
     with pytest.raises(ValueError):
         vigor.plot.section(res, color_by="no_such_column")
     plt.close(fig)
+
+
+def test_plot_figures_of_a_result_are_vigor_plots():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import vigor.plot
+    res = vigor.run(henon_heiles_job(diagnostics={"tangent": True}), progress=False)
+    figs = vigor.plot.figures(res)
+    assert list(figs) == ["section", "chaos_map", "energy", "symplectic", "throughput"]
+    loop = vigor.run({"model": {"name": "pendulum"}, "integrator": {"name": "verlet", "dt": 0.02},
+                      "steps": 1000, "ensemble": {"loop": {
+                          "center": [0.2, 0.0], "plane": ["q0", "p0"], "shape": "circle",
+                          "radius": 0.05, "points": 32, "every": 250}}}, progress=False)
+    assert "invariants" in vigor.plot.figures(loop)
+    for f in list(figs.values()):
+        plt.close(f)
+    plt.close("all")
+
+
+def test_sympy_formula_model_runs():
+    sympy = pytest.importorskip("sympy")
+    q0, q1, a, b = sympy.symbols("q0 q1 a b")
+    job = henon_heiles_job(steps=2000)
+    job["model"] = {"formula": {"name": "sympy_henon_heiles", "dof": 2,
+                                "potential": (q0**2 + q1**2) / 2 + a * q0**2 * q1 + b * q1**3},
+                    "params": {"a": 1.0, "b": -1.0 / 3.0}}
+    res = vigor.run(job, backend="cpu", progress=False)
+    builtin = vigor.run(henon_heiles_job(steps=2000), backend="cpu", progress=False)
+    # The same system and scheme: the same orbits to round-off, hence the same crossings (the
+    # formula's force is its own gradient, summed in another order than the built-in's).
+    np.testing.assert_array_equal(res.final["crossings"], builtin.final["crossings"])
+    np.testing.assert_allclose(res.final["q1"], builtin.final["q1"], atol=1e-9)

@@ -5,6 +5,7 @@ From Python (docs/python.md), on a Matplotlib axes of your own or a new one:
 
     vigor.plot.section(res, ax=None, color_by=None, axes=None)   the section of a vigor.Result
     vigor.plot.energy(res, ax=None)                             its energy-error series
+    vigor.plot.figures(res)                      every figure below, as {name: Figure}
 
 As a program (what `vigor plot` runs; one copy of the figures for both):
 
@@ -1076,29 +1077,33 @@ def make_plots(args):
     except OSError as e:
         raise OutputError(f"{plot_dir}: cannot create: {e.strerror}") from None
     apply_style(args.dpi)
-    wrap = not args.no_wrap
+    written = []
+    for name, fig in run_figures(run, axes, color_by, not args.no_wrap, args.max_points):
+        written += save(fig, plot_dir, name, args.svg)
+    return written
 
+
+def run_figures(run, axes, color_by, wrap, max_points):
+    """(name, Figure or None) for every figure of a run, in the order `vigor plot` writes them;
+    one at a time, so the program can save and close each before the next is drawn."""
     data = None
     if run.sections is not None and len(axes) == 2:
         for name in axes:
             if name not in run.sections.columns:
                 raise UsageError(f"--axes: '{name}' is not a column of {run.sections.path}")
-        data = SectionData(run.sections, axes[0], axes[1], args.max_points)
+        data = SectionData(run.sections, axes[0], axes[1], max_points)
         if data.total == 0 and run.job.get("section"):
             print("note: no crossings recorded: no section.png", file=sys.stderr)
-    written = []
     if data is not None:
-        written += save(plot_section(run, data, color_by, wrap), plot_dir, "section", args.svg)
+        yield "section", plot_section(run, data, color_by, wrap)
     indicator = chosen_indicator(run, color_by)
     if indicator:
-        written += save(plot_chaos_map(run, data, indicator, wrap), plot_dir, "chaos_map",
-                        args.svg)
-    written += save(plot_energy(run), plot_dir, "energy", args.svg)
-    written += save(plot_symplectic(run), plot_dir, "symplectic", args.svg)
+        yield "chaos_map", plot_chaos_map(run, data, indicator, wrap)
+    yield "energy", plot_energy(run)
+    yield "symplectic", plot_symplectic(run)
     if run.invariants is not None:
-        written += save(plot_invariants(run), plot_dir, "invariants", args.svg)
-    written += save(plot_throughput(run), plot_dir, "throughput", args.svg)
-    return written
+        yield "invariants", plot_invariants(run)
+    yield "throughput", plot_throughput(run)
 
 
 def main(argv=None):
@@ -1123,22 +1128,71 @@ def main(argv=None):
 # ------------------------------------------------------------------- from Python (vigor.Result)
 
 
-class _ResultRun:
-    """A vigor.Result as the figure helpers above read a results directory's Run."""
+class _ArrayTable:
+    """A table of a vigor.Result (name -> array) read as the CSV tables above are."""
 
-    class _Final:
-        def __init__(self, final):
-            self.columns = list(final)
+    path = "(vigor.Result)"
 
-    def __init__(self, res):
+    def __init__(self, columns):
+        self._columns = columns
+        self.columns = list(columns)
+
+    def count_rows(self):
+        return len(next(iter(self._columns.values()))) if self._columns else 0
+
+    def iter_chunks(self, names):
+        yield {n: np.asarray(self._columns[n], dtype=float) for n in names}
+
+    def read(self, names):
+        return {n: np.asarray(self._columns[n], dtype=float) for n in names}
+
+
+class _ResultRun(Run):
+    """A vigor.Result as a results directory's Run: the same figures from the same code."""
+
+    def __init__(self, res):  # noqa: super().__init__ reads a directory; this reads the Result
+        self.dir = "(vigor.Result)"
+        self._h5 = None
         self.summary = res.summary
         self.job = res.summary.get("job") or {}
-        self.final = self._Final(res.final)
+        self.final = _ArrayTable(res.final)
+        self.sections = _ArrayTable(res.sections)
+        self.tangent_series = self._series(res.tangent_series)
+        self.energy_series = self._series(res.energy_series)
+        self.invariants = _ArrayTable(res.invariants) if res.invariants else None
         self.state_names = res.state_names
+        self._columns = {}
         self._res = res
 
+    @staticmethod
+    def _series(table):
+        if not table or not len(table.get("t", ())):
+            return None
+        return {k: np.asarray(v, dtype=float) for k, v in table.items() if k != "segment"}
+
     def column(self, name):
-        return np.asarray(self._res.final[name])
+        return np.asarray(self._res.final[name], dtype=float)
+
+    def h5(self):
+        return None
+
+
+def figures(res, axes=None, color_by=None, wrap=True, max_points=2_000_000):
+    """Every figure `vigor plot` draws, for a vigor.Result, as {name: matplotlib Figure}: section,
+    chaos_map (when the run has a chaos indicator), energy, symplectic (tangent maps), invariants
+    (loop and parallelepiped ensembles), throughput. Arguments as the program's options."""
+    if _IMPORT_ERROR is not None:
+        raise ImportError(MISSING_MATPLOTLIB.replace("error: vigor plot", "vigor.plot"))
+    run = _ResultRun(res)
+    axes = tuple(axes) if axes else default_axes(run.state_names, run.job)
+    color_by = color_by or default_color_by(run)
+    if color_by not in color_choices(run):
+        raise ValueError(f"color_by: unknown '{color_by}' (valid: {', '.join(color_choices(run))})")
+    try:
+        figs = run_figures(run, axes, color_by, wrap, max_points)
+        return {name: fig for name, fig in figs if fig is not None}
+    except UsageError as e:
+        raise ValueError(str(e)) from None
 
 
 def _axes_or_new(ax, width, height):
