@@ -239,7 +239,8 @@ LoadedPlugin load_plugin(const PluginSource& src) {
           "compiling the " + src.what +
           (src.cuda ? " needs the CUDA compiler: '" : " needs a C++20 compiler: '") + argv[0] +
           "' could not be run (" +
-          (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC" : "install g++, or set VIGOR_CXX") +
+          (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC"
+                    : "install g++, or set VIGOR_CXX") +
           ")");
     throw std::runtime_error("compiling the " + src.what + " failed (" + argv[0] + ", exit " +
                              std::to_string(status) + "); its log is kept in " +

@@ -473,8 +473,7 @@ bool parse_tangent(const Json& t, const ModelInfo& model, const std::string& int
              " are not built (the step already differentiates the Lagrangian twice by "
              "nested duals, and one more level is too large for " +
              std::to_string(model.dof) + " degrees of freedom); " +
-             (ok.empty() ? "no integrator of this model has one"
-                         : "use one of: " + list(ok)));
+             (ok.empty() ? "no integrator of this model has one" : "use one of: " + list(ok)));
   return true;
 }
 

@@ -292,8 +292,8 @@ InvariantsTable invariants_table(const Job& job, const HitSpill& hits) {
 
   InvariantsTable table;
   const std::vector<std::string> names =
-      is_loop ? std::vector<std::string>{"t", "area", "area_relative_change",
-                                         "poincare_invariant", "poincare_relative_change"}
+      is_loop ? std::vector<std::string>{"t", "area", "area_relative_change", "poincare_invariant",
+                                         "poincare_relative_change"}
               : std::vector<std::string>{"t", "volume_ratio", "volume_relative_change"};
   for (const auto& name : names)
     table.columns.push_back({name, Column::Kind::kReal, false, {}, {}});

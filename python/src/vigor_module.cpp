@@ -100,7 +100,7 @@ nb::dict run(const std::string& job_text, bool is_path, nb::object states,
 
   vh::RunOptions options;
   options.threads = threads;
-  options.quiet = true;  // the package shows its own progress through on_segment
+  options.quiet = true;           // the package shows its own progress through on_segment
   options.checkpoint_every = -1;  // no periodic checkpoints: a Python run is not resumed
   if (!on_segment.is_none())
     // A handle, not an object: the options may be copied while the GIL is released, and the
