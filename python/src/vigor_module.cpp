@@ -65,21 +65,30 @@ nb::object to_python(const nlohmann::ordered_json& j) {
   return nb::module_::import_("json").attr("loads")(j.dump());
 }
 
-using StatesArray = nb::ndarray<const double, nb::ndim<2>, nb::device::cpu>;
+template <class T>
+using StatesArray = nb::ndarray<const T, nb::ndim<2>, nb::device::cpu>;
 
-/// The rows of `states` (any strides) in the engine's SoA layout, state[c * n + i].
-std::shared_ptr<const vh::Ensemble> ensemble_of(const StatesArray& states) {
+/// The rows of `states` (float64 or float32, any strides) in the engine's SoA layout,
+/// state[c * n + i]: the one copy a run makes of them.
+template <class T>
+std::shared_ptr<const vh::Ensemble> ensemble_of(const StatesArray<T>& states) {
   auto e = std::make_shared<vh::Ensemble>();
   const std::size_t n = states.shape(0), dim = states.shape(1);
   e->kind = "states";
   e->count = std::int64_t(n);
   e->state.resize(n * dim);
-  const double* data = states.data();
+  const T* data = states.data();
   const std::int64_t s0 = states.stride(0), s1 = states.stride(1);
   for (std::size_t c = 0; c < dim; ++c)
     for (std::size_t i = 0; i < n; ++i)
-      e->state[c * n + i] = data[std::int64_t(i) * s0 + std::int64_t(c) * s1];
+      e->state[c * n + i] = double(data[std::int64_t(i) * s0 + std::int64_t(c) * s1]);
   return e;
+}
+
+std::shared_ptr<const vh::Ensemble> ensemble_of(nb::handle states) {
+  StatesArray<float> f32;
+  if (nb::try_cast(states, f32, false)) return ensemble_of(f32);
+  return ensemble_of(nb::cast<StatesArray<double>>(states, false));
 }
 
 vh::Job parse(const std::string& job, bool is_path, const vh::Overrides& overrides) {
@@ -95,7 +104,7 @@ nb::dict run(const std::string& job_text, bool is_path, nb::object states,
   overrides.backend = backend;
   overrides.precision = precision;
   overrides.out = out;
-  if (!states.is_none()) overrides.ensemble = ensemble_of(nb::cast<StatesArray>(states));
+  if (!states.is_none()) overrides.ensemble = ensemble_of(states);
   const vh::Job job = parse(job_text, is_path, overrides);
 
   vh::RunOptions options;

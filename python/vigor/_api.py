@@ -89,11 +89,11 @@ def _states_argument(states):
     a = np.asarray(states)
     if a.ndim != 2:
         raise JobError(f"states: must be an (n, dim) array, got shape {a.shape}", "states")
-    if a.dtype != np.float64:
+    if a.dtype not in (np.float64, np.float32):
         if not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)):
             raise JobError(f"states: must hold numbers, got dtype {a.dtype}", "states")
         a = a.astype(np.float64)
-    return a
+    return a  # float64 and float32 in any layout go to the engine's layout in one copy
 
 
 def _choice(value, name, allowed):
