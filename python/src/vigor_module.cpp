@@ -116,7 +116,8 @@ nb::dict run(const std::string& job_text, bool is_path, nb::object states,
     // caller's reference keeps the callable alive for the whole call.
     options.on_segment = [callback = nb::handle(on_segment)](const vh::ProgressState& s) {
       nb::gil_scoped_acquire gil;
-      callback(s.steps_done, s.steps_total, s.crossings, s.elapsed);
+      // The command line's bar too, for a caller without a progress library of its own.
+      callback(s.steps_done, s.steps_total, s.crossings, s.elapsed, vh::progress_bar(s));
       // Ctrl-C while the GIL was released only set a flag: raise KeyboardInterrupt here.
       if (PyErr_CheckSignals() != 0) throw nb::python_error();
     };

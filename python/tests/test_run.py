@@ -143,3 +143,18 @@ def test_a_million_row_final_table_is_numpy_not_objects():
     res = vigor.run(job, progress=False)
     assert res.final["q0"].shape == (1000000,) and res.final["q0"].dtype == np.float64
     assert res.final["status"].dtype.kind == "U"
+
+
+def test_progress_bar_with_and_without_tqdm(capsys, monkeypatch):
+    job = henon_heiles_job(steps=3000, segment_steps=1000)
+    pytest.importorskip("tqdm")
+    vigor.run(job, progress=True)
+    assert "vigor" in capsys.readouterr().err  # tqdm's bar, with its description
+    # Without tqdm: the command line's bar, drawn by vigor (host/run/progress.cpp).
+    monkeypatch.setitem(__import__("sys").modules, "tqdm", None)
+    monkeypatch.setitem(__import__("sys").modules, "tqdm.auto", None)
+    vigor.run(job, progress=True)
+    err = capsys.readouterr().err
+    assert "100%" in err and "[" in err and "crossings" in err
+    vigor.run(job, progress=False)
+    assert capsys.readouterr().err == ""

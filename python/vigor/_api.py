@@ -159,7 +159,7 @@ def backends():
 
 class _Progress:
     """Called by the run after every segment: a tqdm bar when tqdm is installed, else the
-    command line's kind of line on stderr. The call itself is where Ctrl-C is noticed."""
+    command line's bar on stderr. The call itself is where Ctrl-C is noticed."""
 
     def __init__(self, mode):
         self.mode = mode
@@ -167,7 +167,7 @@ class _Progress:
         self.bar = None
         self.shown = False
 
-    def __call__(self, done, total, crossings, elapsed):
+    def __call__(self, done, total, crossings, elapsed, bar_text):
         if self.mode is False:
             return
         if self.mode is None and elapsed < 2.0:
@@ -182,9 +182,7 @@ class _Progress:
             self.bar.update(done - self.bar.n)
             self.bar.set_postfix(crossings=crossings, refresh=False)
         else:
-            pct = 100.0 * done / total if total else 100.0
-            sys.stderr.write(f"\rvigor: step {done}/{total} ({pct:.0f}%), {crossings} crossings, "
-                             f"{elapsed:.1f} s")
+            sys.stderr.write("\r" + bar_text)  # the command line's bar, drawn by vigor itself
             sys.stderr.flush()
         self.shown = True
 
