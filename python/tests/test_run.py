@@ -158,3 +158,12 @@ def test_progress_bar_with_and_without_tqdm(capsys, monkeypatch):
     assert "100%" in err and "[" in err and "crossings" in err
     vigor.run(job, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_mixed_statuses_are_the_csvs_words(tmp_path, vigor_bin):
+    # An escape radius inside the orbits' range stops some of them: "ok" and "escaped" side by side.
+    job = henon_heiles_job(escape_radius=0.6)  # 6 of the 12 orbits reach |q| = 0.6
+    cli_run(tmp_path, vigor_bin, job)
+    res = vigor.run(job, progress=False)
+    assert {"ok", "escaped"} <= set(res.final["status"])
+    assert_same_as_cli(tmp_path, res)

@@ -70,8 +70,18 @@ class Result:
 def _columns(table):
     out = {}
     for name, values, kind in table:
-        out[name] = _STATUS_NAMES[values] if kind == "status" else values
+        out[name] = _status_strings(values) if kind == "status" else values
     return out
+
+
+def _status_strings(codes):
+    """Status codes as final.csv's words, in a string dtype as wide as the longest word present
+    ("ok" alone: 8 bytes a row, not the 80 of "newton-not-converged")."""
+    if codes.size == 0:
+        return codes.astype("<U2")
+    present = np.nonzero(np.bincount(codes, minlength=len(_STATUS_NAMES)))[0]
+    width = max(len(_STATUS_NAMES[k]) for k in present)
+    return _STATUS_NAMES.astype(f"<U{width}")[codes]
 
 
 def _job_argument(job):
