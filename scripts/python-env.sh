@@ -11,10 +11,14 @@ python=${VIGOR_PYTHON:-python3}
 packages="nanobind>=2.0 numpy pytest matplotlib sympy tqdm"
 
 skip() {
-  echo "vigor: the Python package is not built: $1" >&2
+  echo "vigor: the Python package is not built: $1 (remove $env_dir to try again)" >&2
+  mkdir -p "$env_dir" && echo "$1" >"$env_dir/unavailable"
   echo "-DVIGOR_BUILD_PYTHON=OFF"
   exit 0
 }
+
+# A failed attempt is not repeated on every build (pip would wait on the network each time).
+[ -f "$env_dir/unavailable" ] && skip "$(cat "$env_dir/unavailable")"
 
 if ! "$env_dir/bin/python" -c "import nanobind, numpy, pytest, matplotlib, sympy, tqdm" 2>/dev/null; then
   "$python" -m venv "$env_dir" >/dev/null 2>&1 ||

@@ -609,6 +609,13 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
     fail(overrides.precision.empty() ? "precision" : "--precision",
          "diagnostics.tangent needs precision double: float round-off (~1e-7 per step) would "
          "hide the symplecticity defects the tangent map measures");
+  if (overrides.ensemble) {
+    // The job as run (summary.json echoes it): its states came from the program, not the job.
+    Json given = Json::object();
+    given["rows"] = job.ensemble.count;
+    given["given_by"] = "the calling program (vigor.run states=)";
+    job.source["ensemble"] = Json{{"states", given}};
+  }
   return job;
 }
 

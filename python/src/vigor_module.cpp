@@ -231,6 +231,8 @@ NB_MODULE(_vigor, m) {
   m.doc() = "vigor's native module; use the vigor package.";
   m.attr("__version__") = vigor::kVersion;
   m.def("_set_errors", [](nb::handle job_error, nb::handle run_error) {
+    // Once per process (a reloaded package keeps the first classes it was given).
+    if (g_job_error) return;
     g_job_error = job_error.inc_ref();
     g_run_error = run_error.inc_ref();
     nb::register_exception_translator(translate);

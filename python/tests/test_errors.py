@@ -57,7 +57,8 @@ def test_missing_device_is_a_run_error():
         vigor.run(henon_heiles_job(), backend="cuda", progress=False)
 
 
-def test_keyboard_interrupt_stops_the_run_at_a_segment_end():
+def test_keyboard_interrupt_stops_the_run_at_a_segment_end(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where vigor puts its scratch directory
     # 10^11 trajectory-steps in segments of 100 steps: minutes if it were not stopped.
     job = henon_heiles_job(steps=10_000_000, segment_steps=100)
     job["ensemble"] = {"random_box": {"lo": [-0.01, -0.01, 0.3, -0.01], "hi": [0.01, 0.01, 0.31, 0.01],
@@ -71,6 +72,7 @@ def test_keyboard_interrupt_stops_the_run_at_a_segment_end():
     finally:
         timer.cancel()
     assert time.monotonic() - t0 < 30
+    assert list(tmp_path.iterdir()) == []  # the run's scratch directory went with it
     # The module is usable afterwards.
     assert vigor.run(henon_heiles_job(steps=100), progress=False).summary["steps"] == 100
 

@@ -31,10 +31,34 @@ def test_sympy_formula_job_validates_like_its_text():
     assert v["model"] and v["trajectories"] >= 1
 
 
-def test_numpy_values_in_a_job_dict():
-    job = henon_heiles_job(steps=np.int64(1000))
-    job["integrator"]["dt"] = np.float32(0.01).item()
-    assert vigor.validate(job)["steps"] == 1000
+def test_numpy_values_and_paths_in_a_job_dict(tmp_path):
+    job = henon_heiles_job(steps=np.int64(1000), output={"dir": tmp_path / "out"})
+    job["integrator"]["dt"] = np.float64(0.01)
+    v = vigor.validate(job)
+    assert v["steps"] == 1000 and v["dt"] == 0.01 and v["output_dir"] == str(tmp_path / "out")
+
+
+@pytest.mark.parametrize("where, key", [
+    (lambda j: j["integrator"].update(dt=float("nan")), "integrator.dt"),
+    (lambda j: j["model"].update(params={"a": np.inf}), "model.params.a"),
+    (lambda j: j.update(ensemble={"states": [[0.0, 0.1, np.nan, 0.0]]}),
+     "ensemble.states[0][2]"),
+])
+def test_numbers_json_cannot_hold_are_job_errors(where, key):
+    job = henon_heiles_job()
+    where(job)
+    with pytest.raises(vigor.JobError) as e:
+        vigor.run(job, progress=False)
+    assert e.value.key == key
+
+
+def test_negative_numbers_keep_their_sign_under_a_power():
+    sympy = pytest.importorskip("sympy")
+    q0, a = sympy.symbols("q0 a")
+    # The formula language reads -2^x as -(2^x): a negative base must be parenthesised.
+    assert _formula.formula_text(sympy.Integer(-2) ** q0) == "((-2)^q0)"
+    assert "((-1)^a)" in _formula.formula_text(sympy.Pow(-1, a, evaluate=False) * q0**2 / 2)
+    assert _formula.formula_text(sympy.Float(-0.5) ** q0) == "((-0.5)^q0)"
 
 
 def test_plot_section_and_energy_on_axes():

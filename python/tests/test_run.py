@@ -2,6 +2,7 @@
 import glob
 import json
 import os
+import sys
 import tempfile
 
 import numpy as np
@@ -147,23 +148,43 @@ def test_a_million_row_final_table_is_numpy_not_objects():
 
 def test_progress_bar_with_and_without_tqdm(capsys, monkeypatch):
     job = henon_heiles_job(steps=3000, segment_steps=1000)
+    vigor.run(job, progress=False)
+    assert capsys.readouterr().err == ""
+    # Without tqdm: the command line's bar, drawn by vigor (host/run/progress.cpp).
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "tqdm", None)
+        m.setitem(sys.modules, "tqdm.auto", None)
+        vigor.run(job, progress=True)
+    err = capsys.readouterr().err
+    assert "100%" in err and "[" in err and "crossings" in err
     pytest.importorskip("tqdm")
     vigor.run(job, progress=True)
     assert "vigor" in capsys.readouterr().err  # tqdm's bar, with its description
-    # Without tqdm: the command line's bar, drawn by vigor (host/run/progress.cpp).
-    monkeypatch.setitem(__import__("sys").modules, "tqdm", None)
-    monkeypatch.setitem(__import__("sys").modules, "tqdm.auto", None)
-    vigor.run(job, progress=True)
-    err = capsys.readouterr().err
-    assert "100%" in err and "[" in err and "crossings" in err
-    vigor.run(job, progress=False)
-    assert capsys.readouterr().err == ""
 
 
-def test_mixed_statuses_are_the_csvs_words(tmp_path, vigor_bin):
-    # An escape radius inside the orbits' range stops some of them: "ok" and "escaped" side by side.
-    job = henon_heiles_job(escape_radius=0.6)  # 6 of the 12 orbits reach |q| = 0.6
+def test_series_and_summary_equal_the_command_lines(tmp_path, vigor_bin):
+    job = henon_heiles_job(diagnostics={"tangent": True})
     cli_run(tmp_path, vigor_bin, job)
     res = vigor.run(job, progress=False)
-    assert {"ok", "escaped"} <= set(res.final["status"])
     assert_same_as_cli(tmp_path, res)
+    assert_same_table(read_csv(tmp_path / "cli" / "energy_series.csv"), res.energy_series)
+    assert_same_table(read_csv(tmp_path / "cli" / "tangent_series.csv"), res.tangent_series)
+    summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert res.summary["job"] == summary["job"]
+    for key in ("trajectories", "steps", "dt", "crossings_total", "energy_error_max",
+                "status_counts"):
+        assert res.summary[key] == summary[key], key
+
+
+def test_summary_records_the_states_that_were_run(tmp_path):
+    rows = np.array([[0.0, 0.1, 0.35, 0.0], [0.0, -0.2, 0.3, 0.1], [0.0, 0.05, 0.4, -0.05]])
+    res = vigor.run(henon_heiles_job(), states=rows, out=tmp_path / "out", progress=False)
+    given = res.summary["job"]["ensemble"]
+    assert given["states"]["rows"] == 3 and res.summary["trajectories"] == 3
+    on_disk = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert on_disk["job"]["ensemble"] == given
+    # A directory that exists is refused in this API's words.
+    with pytest.raises(vigor.JobError) as e:
+        vigor.run(henon_heiles_job(), out=tmp_path / "out", progress=False)
+    assert "force=True" in str(e.value) and "--force" not in str(e.value)
+

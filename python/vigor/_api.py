@@ -96,7 +96,10 @@ def _job_argument(job):
 def _states_argument(states):
     if states is None:
         return None
-    a = np.asarray(states)
+    try:
+        a = np.asarray(states)
+    except ValueError as e:  # ragged rows
+        raise JobError(f"states: must be an (n, dim) array of numbers ({e})", "states") from None
     if a.ndim != 2:
         raise JobError(f"states: must be an (n, dim) array, got shape {a.shape}", "states")
     if a.dtype not in (np.float64, np.float32):
@@ -114,13 +117,14 @@ def _choice(value, name, allowed):
     return value
 
 
-def run(job, *, states=None, backend="auto", precision=None, threads=None, out=None,
+def run(job, *, states=None, backend=None, precision=None, threads=None, out=None,
         progress=None, force=False):
     """Run a job and return its results as NumPy columns (a Result).
 
     job        a dict with the JSON job schema, or the path of a JSON job file
     states     an (n, dim) array of initial states that replaces job["ensemble"]
-    backend    "auto" (the GPU when there is one), "cpu" or "cuda"; overrides the job's
+    backend    None (the job's; "auto" when it names none: the GPU when there is one), "auto",
+               "cpu" or "cuda" (overrides the job's, as --backend)
     precision  None (the job's), "double" or "float"
     threads    CPU threads (None: all)
     out        None: nothing is written; else the results directory, written exactly as by
@@ -140,6 +144,11 @@ def run(job, *, states=None, backend="auto", precision=None, threads=None, out=N
     try:
         tables = _vigor.run(text, is_path, _states_argument(states), backend, precision,
                             threads or 0, out, bool(force), bar)
+    except JobError as e:
+        if "--force" not in str(e):
+            raise
+        # The command line's advice, in this API's words.
+        raise JobError(str(e).replace("--force", "force=True"), e.key) from None
     finally:
         bar.close()
     return Result(tables)

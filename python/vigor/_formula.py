@@ -1,7 +1,9 @@
 """A job dict as JSON values: SymPy expressions become formula text (docs/formula_models.md) by
 walking their trees — each node is written in the formula language, nothing is pasted — and NumPy
 scalars and arrays become numbers and lists."""
+import math
 import numbers
+import os
 
 import numpy as np
 
@@ -13,7 +15,9 @@ _FUNCTIONS.update({"Abs": "abs", "Min": "min", "Max": "max"})
 
 
 def jsonable(value, path=""):
-    """`value` with every SymPy expression as formula text and every NumPy value as JSON's."""
+    """`value` with every SymPy expression as formula text, every NumPy value and path as JSON's;
+    a number JSON cannot hold (NaN, infinity) is a JobError naming its key."""
+    from . import _api  # JobError (imported here: _api imports this module)
     if isinstance(value, dict):
         return {str(k): jsonable(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -22,10 +26,14 @@ def jsonable(value, path=""):
         return jsonable(value.tolist(), path)
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    if isinstance(value, np.integer):
+    if isinstance(value, (int, np.integer)):
         return int(value)
-    if isinstance(value, np.floating):
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise _api.JobError(f"{path}: must be a finite number, got {float(value)!r}", path)
         return float(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
     if _is_sympy(value):
         return formula_text(value, path)
     return value
@@ -47,12 +55,13 @@ def formula_text(expr, path="formula"):
             return "pi"
         if e is sympy.E:
             return "exp(1)"
+        # Negative numbers in parentheses: the formula language reads -2^x as -(2^x).
         if e.is_Integer:
-            return str(int(e))
+            return str(int(e)) if e >= 0 else f"({int(e)})"
         if e.is_Rational:
             return f"({int(e.p)}/{int(e.q)})"
         if e.is_Float or isinstance(e, numbers.Number):
-            return repr(float(e))
+            return repr(float(e)) if e >= 0 else f"({float(e)!r})"
         if e.is_Add:
             return "(" + " + ".join(walk(a) for a in e.args) + ")"
         if e.is_Mul:
