@@ -24,6 +24,7 @@
 #include "host/run/checkpoint.hpp"
 #include "host/run/progress.hpp"
 #include "host/run/run.hpp"
+#include "tests/csv_cells.hpp"
 #include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -50,20 +51,6 @@ Json henon_heiles_job(const fs::path& out) {
 struct TempDir : ScratchDir {
   explicit TempDir(const std::string& tag) : ScratchDir("outputs-" + tag) {}
 };
-
-std::vector<std::vector<std::string>> read_csv(const fs::path& file) {
-  std::ifstream in(file);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
 
 void expect_job_error(const Json& j, const std::string& path, const std::string& words) {
   try {

@@ -16,6 +16,7 @@
 #include "host/job/job.hpp"
 #include "host/output/result_tables.hpp"
 #include "host/run/run.hpp"
+#include "tests/csv_cells.hpp"
 #include "tests/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -52,20 +53,6 @@ RunOptions quiet() {
   RunOptions o;
   o.quiet = true;
   return o;
-}
-
-std::vector<std::vector<std::string>> read_csv(const fs::path& file) {
-  std::ifstream in(file);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
 }
 
 /// Every cell of a CSV equals the column's value: names in order, numbers read back exactly (the
