@@ -11,6 +11,9 @@ the package installed). Definitions:
               same job: JSON, checks, the ensemble's generation, which the CLI pays as well).
               What is left is the tables, the conversion to NumPy and the Python around them.
   rate      = bytes of the final table's arrays / that overhead, for 10^6 trajectories.
+  copy rate = the same bytes copied by NumPy into a fresh array (np.copy: the memory bandwidth a
+              conversion can reach, page faults of the new array included), timed in the same
+              round right after the large run.
 The machine is shared and noisy: small and large runs alternate within a round; medians and the
 best of the rounds are reported.
 """
@@ -18,6 +21,8 @@ import argparse
 import json
 import statistics
 import time
+
+import numpy as np
 
 import vigor
 
@@ -50,6 +55,15 @@ def measure(job):
             "overhead": wall - engine - parse, "bytes": nbytes}
 
 
+def copy_rate(nbytes):
+    src = np.ones(nbytes // 8)
+    t0 = time.perf_counter()
+    dst = np.copy(src)
+    seconds = time.perf_counter() - t0
+    del dst
+    return nbytes / seconds
+
+
 def stats(values):
     return {"median": statistics.median(values), "best": min(values)}
 
@@ -60,11 +74,12 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     measure(SMALL)  # warm: first-use costs (registry, OpenMP threads) out of the rounds
-    small, large = [], []
+    small, large, copies = [], [], []
     for r in range(args.rounds):
         small.append(measure(SMALL))
         if r % 3 == 0:
             large.append(measure(LARGE))
+            copies.append(copy_rate(large[-1]["bytes"]))
     out = {
         "small_overhead_s": stats([m["overhead"] for m in small]),
         "small_engine_s": stats([m["engine"] for m in small]),
@@ -72,10 +87,14 @@ def main():
         "large_overhead_s": stats([m["overhead"] for m in large]),
         "large_final_bytes": large[0]["bytes"],
         "large_rate_bytes_per_s": stats([m["bytes"] / m["overhead"] for m in large]),
+        "numpy_copy_bytes_per_s": {"median": statistics.median(copies), "best": max(copies)},
         "rounds": {"small": len(small), "large": len(large)},
     }
     # The best rate is the largest; stats() takes the minimum.
     out["large_rate_bytes_per_s"]["best"] = max(m["bytes"] / m["overhead"] for m in large)
+    out["rate_of_numpy_copy"] = {
+        k: out["large_rate_bytes_per_s"][k] / out["numpy_copy_bytes_per_s"][k]
+        for k in ("median", "best")}
     print(f"small job (12 trajectories x 1000 steps): overhead median "
           f"{out['small_overhead_s']['median'] * 1e3:.2f} ms, best "
           f"{out['small_overhead_s']['best'] * 1e3:.2f} ms (engine "
@@ -84,7 +103,11 @@ def main():
     print(f"10^6 final rows ({out['large_final_bytes'] / 1e6:.0f} MB of arrays): after the engine "
           f"{out['large_overhead_s']['median'] * 1e3:.1f} ms median, "
           f"{out['large_rate_bytes_per_s']['median'] / 1e9:.2f} GB/s "
-          f"(best {out['large_rate_bytes_per_s']['best'] / 1e9:.2f} GB/s)")
+          f"(best {out['large_rate_bytes_per_s']['best'] / 1e9:.2f} GB/s); NumPy copy of the same "
+          f"bytes {out['numpy_copy_bytes_per_s']['median'] / 1e9:.2f} GB/s median "
+          f"(best {out['numpy_copy_bytes_per_s']['best'] / 1e9:.2f}): "
+          f"{out['rate_of_numpy_copy']['median']:.2f}x of it median, "
+          f"{out['rate_of_numpy_copy']['best']:.2f}x best")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

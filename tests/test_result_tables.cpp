@@ -215,13 +215,15 @@ TEST(Overrides, EnsembleReplacesTheJobsAndIsCheckedAsExplicitRows) {
   auto states = std::make_shared<Ensemble>();
   states->count = 2;
   // SoA: q0 q0 | q1 q1 | p0 p0 | p1 p1
-  states->state = {0.0, 0.0, 0.1, -0.2, 0.35, 0.3, 0.0, 0.1};
+  const std::vector<double> soa = {0.0, 0.0, 0.1, -0.2, 0.35, 0.3, 0.0, 0.1};
+  states->state = soa;
   Overrides o;
   o.ensemble = states;
   const Job job = parse_job(j.dump(), o);
   EXPECT_EQ(job.ensemble.count, 2);
   EXPECT_EQ(job.ensemble.kind, "states");
-  EXPECT_EQ(job.ensemble.state, states->state);
+  EXPECT_EQ(job.ensemble.state, soa);
+  EXPECT_TRUE(states->state.empty());  // taken over, not copied
   // The same rows given in the job give the same run.
   Json rows = henon_heiles_job();
   rows["ensemble"] = Json::parse(R"({"states": [[0.0, 0.1, 0.35, 0.0], [0.0, -0.2, 0.3, 0.1]]})");
@@ -230,6 +232,7 @@ TEST(Overrides, EnsembleReplacesTheJobsAndIsCheckedAsExplicitRows) {
   expect_same_columns(a.final, b.final);
   expect_same_columns(a.sections, b.sections);
 
+  states->state = soa;
   states->state.pop_back();  // 7 values for 2 rows of 4
   try {
     parse_job(j.dump(), o);

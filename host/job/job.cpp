@@ -374,7 +374,7 @@ void check_run_precision(const ModelInfo& model, Job& job) {
 
 /// States a program gave in place of the job's ensemble, checked as explicit rows are (finite
 /// energy, on the model's manifold); errors name ensemble.states[i].
-Ensemble given_states(const Ensemble& given, const ModelInfo& model,
+Ensemble given_states(Ensemble&& given, const ModelInfo& model,
                       const std::vector<double>& params) {
   if (given.count < 1)
     fail("states", "must hold at least one state (a row of " + std::to_string(model.dim) +
@@ -386,7 +386,7 @@ Ensemble given_states(const Ensemble& given, const ModelInfo& model,
   Ensemble e;
   e.kind = "states";
   e.count = given.count;
-  e.state = given.state;
+  e.state = std::move(given.state);
   check_initial_states(e, model, params, false);
   return e;
 }
@@ -596,7 +596,7 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
 
   // The ensemble last: it is the only expensive part, and it needs the section.
   if (overrides.ensemble)
-    job.ensemble = given_states(*overrides.ensemble, model, job.integration.params);
+    job.ensemble = given_states(std::move(*overrides.ensemble), model, job.integration.params);
   else
     job.ensemble =
         make_ensemble(require(top, "", "ensemble",

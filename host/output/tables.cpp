@@ -135,45 +135,65 @@ void write_sections_csv(const fs::path& file, const HitSpill& hits,
   out.close();
 }
 
-std::vector<Column> final_columns(const FinalData& f, double dt,
+namespace {
+
+/// v's first n values as a column's vector: moved when it holds exactly n (the usual case),
+/// copied otherwise.
+template <class T>
+std::vector<T> first_n(std::vector<T>&& v, std::size_t n) {
+  if (v.size() == n) return std::move(v);
+  return std::vector<T>(v.begin(), v.begin() + std::ptrdiff_t(std::min(n, v.size())));
+}
+
+}  // namespace
+
+std::vector<Column> final_columns(FinalData&& f, double dt,
                                   const std::vector<std::string>& state_names, std::int64_t n,
                                   bool momentum, bool newton) {
   const auto un = std::size_t(n);
   std::vector<Column> c;
-  auto integer = [&](std::string name, Column::Kind kind = Column::Kind::kInteger) -> Column& {
-    c.push_back({std::move(name), kind, false, {}, {}});
-    c.back().integer.reserve(un);
-    return c.back();
+  c.reserve(8 + state_names.size() + kTangentColumns.size());
+  auto integer = [&](std::string name, std::vector<std::int64_t> v,
+                     Column::Kind kind = Column::Kind::kInteger) {
+    c.push_back({std::move(name), kind, false, {}, std::move(v)});
   };
-  auto real = [&](std::string name, bool run_precision) -> Column& {
-    c.push_back({std::move(name), Column::Kind::kReal, run_precision, {}, {}});
-    c.back().real.reserve(un);
-    return c.back();
+  auto real = [&](std::string name, bool run_precision, std::vector<double> v) {
+    c.push_back({std::move(name), Column::Kind::kReal, run_precision, std::move(v), {}});
   };
-  Column& id = integer("trajectory");
-  for (std::int64_t i = 0; i < n; ++i) id.integer.push_back(i);
-  Column& t = real("t", false);
-  for (std::int64_t i = 0; i < n; ++i) t.real.push_back(double(f.step[std::size_t(i)]) * dt);
+  std::vector<std::int64_t> id(un);
+  for (std::size_t i = 0; i < un; ++i) id[i] = std::int64_t(i);
+  integer("trajectory", std::move(id));
+  std::vector<double> t(un);
+  for (std::size_t i = 0; i < un; ++i) t[i] = double(f.step[i]) * dt;
+  real("t", false, std::move(t));
+  // The state is one slot-major array: every component but the first is copied out, and the
+  // first keeps the array itself, cut to its n values.
+  const std::size_t first_state = c.size();
   for (std::size_t k = 0; k < state_names.size(); ++k) {
-    const auto first = f.state.begin() + std::ptrdiff_t(k * un);
-    real(state_names[k], true).real.assign(first, first + std::ptrdiff_t(un));
+    std::vector<double> v;
+    if (k > 0) {
+      const auto first = f.state.begin() + std::ptrdiff_t(k * un);
+      v.assign(first, first + std::ptrdiff_t(un));
+    }
+    real(state_names[k], true, std::move(v));
+  }
+  if (!state_names.empty()) {
+    f.state.resize(un);
+    c[first_state].real = std::move(f.state);
   }
   // The contract's columns first, unchanged; the optional ones after them, so positional readers
   // of explicit runs and of the first columns keep working.
-  real("energy_error_max", true).real.assign(f.energy_error.begin(), f.energy_error.begin() + n);
-  integer("crossings").integer.assign(f.crossings.begin(), f.crossings.begin() + n);
-  Column& status = integer("status", Column::Kind::kStatus);
-  for (std::int64_t i = 0; i < n; ++i) status.integer.push_back(f.status[std::size_t(i)]);
-  if (momentum)
-    real("momentum_error_max", true)
-        .real.assign(f.momentum_error.begin(), f.momentum_error.begin() + n);
-  if (newton)
-    real("newton_residual_max", true)
-        .real.assign(f.newton_residual.begin(), f.newton_residual.begin() + n);
+  real("energy_error_max", true, first_n(std::move(f.energy_error), un));
+  integer("crossings", first_n(std::move(f.crossings), un));
+  std::vector<std::int64_t> status(un);
+  for (std::size_t i = 0; i < un; ++i) status[i] = f.status[i];
+  integer("status", std::move(status), Column::Kind::kStatus);
+  if (momentum) real("momentum_error_max", true, first_n(std::move(f.momentum_error), un));
+  if (newton) real("newton_residual_max", true, first_n(std::move(f.newton_residual), un));
   if (!f.tangent_out.empty())
     for (std::size_t k = 0; k < kTangentColumns.size(); ++k) {
       const auto first = f.tangent_out.begin() + std::ptrdiff_t(k * un);
-      real(kTangentColumns[k], true).real.assign(first, first + std::ptrdiff_t(un));
+      real(kTangentColumns[k], true, std::vector<double>(first, first + std::ptrdiff_t(un)));
     }
   return c;
 }

@@ -43,8 +43,8 @@ struct Column {
 /// [,momentum_error_max][,newton_residual_max] — the momentum column for models with momentum
 /// maps, the residual column for implicit integrators, after the contract's columns; then, when
 /// f.tangent_out is not empty, the tangent-map diagnostics (host/output/tangent_report.hpp
-/// kTangentColumns).
-std::vector<Column> final_columns(const FinalData& f, double dt,
+/// kTangentColumns). The arrays of f move into the columns where a column is one of them.
+std::vector<Column> final_columns(FinalData&& f, double dt,
                                   const std::vector<std::string>& state_names, std::int64_t n,
                                   bool momentum = false, bool newton = false);
 

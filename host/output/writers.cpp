@@ -88,12 +88,12 @@ class SummaryJson final : public ResultWriter {
 
 }  // namespace
 
-FinishedRun::FinishedRun(const Job& j, const RunResult& r, const HitSpill* h)
+FinishedRun::FinishedRun(const Job& j, RunResult& r, const HitSpill* h)
     : job(j), model(*find_model(j.integration.model)), result(r), hits(h) {
+  summary = make_summary(j, r);  // before the final data moves into the table
   const bool implicit = !find_integrator(j.integration.integrator)->is_explicit;
-  final_table = final_columns(r.final, j.integration.dt, model.state_names, j.ensemble.count,
-                              !model.momentum_names.empty(), implicit);
-  summary = make_summary(j, r);
+  final_table = final_columns(std::move(r.final), j.integration.dt, model.state_names,
+                              j.ensemble.count, !model.momentum_names.empty(), implicit);
 }
 
 std::vector<std::unique_ptr<ResultWriter>> result_writers(const Job& job) {

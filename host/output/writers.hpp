@@ -20,9 +20,11 @@ namespace vigor::host {
 
 /// A finished run as its writers see it: the job, what the run produced, its spilled hits
 /// (finished; null when the job records none), the per-trajectory table of final.csv and
-/// results.h5, and the summary, which the writers complete with what they wrote.
+/// results.h5, and the summary, which the writers complete with what they wrote. The final data
+/// moves from result.final into final_table (result.final is left empty): a 10^6-trajectory run
+/// would otherwise copy every per-trajectory array once more.
 struct FinishedRun {
-  FinishedRun(const Job& job, const RunResult& result, const HitSpill* hits);
+  FinishedRun(const Job& job, RunResult& result, const HitSpill* hits);
 
   const Job& job;
   const ModelInfo& model;

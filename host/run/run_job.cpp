@@ -192,7 +192,7 @@ class JobRun {
   /// Rank 0: every writer into the temporary directory. A write that fails here (a full disk)
   /// keeps the last checkpoint, when one was written (there is none at the end of the run):
   /// --resume integrates again from it and writes the results.
-  nlohmann::ordered_json write_outputs(const RunResult& r) {
+  nlohmann::ordered_json write_outputs(RunResult& r) {
     try {
       if (spill_) spill_->finish();
       FinishedRun finished(job_, r, spill_.get());

@@ -71,7 +71,7 @@ using StatesArray = nb::ndarray<const T, nb::ndim<2>, nb::device::cpu>;
 /// The rows of `states` (float64 or float32, any strides) in the engine's SoA layout,
 /// state[c * n + i]: the one copy a run makes of them.
 template <class T>
-std::shared_ptr<const vh::Ensemble> ensemble_of(const StatesArray<T>& states) {
+std::shared_ptr<vh::Ensemble> ensemble_of(const StatesArray<T>& states) {
   auto e = std::make_shared<vh::Ensemble>();
   const std::size_t n = states.shape(0), dim = states.shape(1);
   e->kind = "states";
@@ -85,7 +85,7 @@ std::shared_ptr<const vh::Ensemble> ensemble_of(const StatesArray<T>& states) {
   return e;
 }
 
-std::shared_ptr<const vh::Ensemble> ensemble_of(nb::handle states) {
+std::shared_ptr<vh::Ensemble> ensemble_of(nb::handle states) {
   StatesArray<float> f32;
   if (nb::try_cast(states, f32, false)) return ensemble_of(f32);
   return ensemble_of(nb::cast<StatesArray<double>>(states, false));
