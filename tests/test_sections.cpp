@@ -1,10 +1,12 @@
 // Poincaré sections and per-trajectory bookkeeping through the real driver
-// (kernels/driver/advance.hpp): crossing location by cubic Hermite interpolation against the exact
-// harmonic oscillator, direction filters, sections on a momentum, stroboscopic sampling, pausing on
-// a full hit buffer, the max_recorded limit, freezing on a non-finite energy, and escape.
+// (kernels/driver/advance.hpp): crossing location (a Hermite guess refined by the scheme's own
+// step) against the exact harmonic oscillator and at the integrators' orders on Hénon–Heiles,
+// direction filters, sections on a momentum, stroboscopic sampling, pausing on a full hit buffer,
+// the max_recorded limit, freezing on a non-finite energy, and escape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +15,10 @@
 
 #include "host/backends/ensemble_storage.hpp"
 #include "kernels/driver/advance.hpp"
+#include "kernels/integrators/kahan_li8.hpp"
+#include "kernels/integrators/midpoint.hpp"
 #include "kernels/integrators/rattle.hpp"
+#include "kernels/integrators/sofspa10.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/yoshida6.hpp"
 #include "kernels/sections.hpp"
@@ -108,10 +113,11 @@ vk::SegmentParams<double> plane(int coord, double value, int direction, double h
 // q crosses 0 upward at t = 3 pi/2 + 2 pi k (p = +1), downward at t = pi/2 + 2 pi k (p = -1);
 // p crosses 0 upward at t = pi + 2 pi k (q = -1), downward at t = 2 pi k, k >= 1 (q = +1).
 //
-// Accuracy budget for 1e-8: yoshida6's global error over t = 63 is ~1e-13 (order 6, h = 0.01,
-// measured), and the Hermite interpolation error is h^4/384 max|x''''| = 2.6e-11 (sections.hpp),
-// so 1e-8 leaves a margin of ~400 for the Newton iteration and time round-off (t ~ 60: 1e-14).
-// Linear interpolation instead errs by up to h^2/8 max|x''| = 1.25e-5 in p.
+// Accuracy budget for 1e-11: yoshida6's global error over t = 63 is ~1e-13 (order 6, h = 0.01,
+// measured), and the located point is one yoshida6 step from the last state before the plane
+// (sections.hpp), so it carries that error (measured 2.3e-13); 1e-11 leaves a margin of ~40 for
+// round-off in t ~ 60 (1e-14). The Hermite interpolant alone errs by up to h^4/384 max|x''''| =
+// 2.6e-11, linear interpolation by up to h^2/8 max|x''| = 1.25e-5 in p.
 // ---------------------------------------------------------------------------------------------
 
 constexpr double kH = 0.01;
@@ -148,10 +154,10 @@ TEST(Sections, OscillatorUpCrossingsMatchExactSolution) {
   for (const auto& h : hits) EXPECT_EQ(h.x[0], 0.0);  // the section coordinate is pinned
   const double dev = max_deviation(hits, 1.5 * pi, 0.0, 1.0);
   std::printf("  up crossings of q: max |t - t_exact|, |p - 1| = %.2e\n", dev);
-  EXPECT_LE(dev, 1e-8);
+  EXPECT_LE(dev, 1e-11);
 }
 
-TEST(Sections, HermiteBeatsLinearInterpolation) {
+TEST(Sections, LocatedPointsBeatLinearInterpolation) {
   const auto hits = oscillator_hits(0, vk::kDirUp);
   ASSERT_EQ(hits.size(), 10u);
   // The same trajectory, stepped here, with the crossing located by linear interpolation between
@@ -175,20 +181,20 @@ TEST(Sections, HermiteBeatsLinearInterpolation) {
     }
   }
   ASSERT_EQ(found, 10);
-  double herm_t = 0, herm_p = 0;
+  double loc_t = 0, loc_p = 0;
   for (std::size_t k = 0; k < hits.size(); ++k) {
-    herm_t = std::max(herm_t, std::abs(hits[k].t - (1.5 * pi + 2 * pi * double(k))));
-    herm_p = std::max(herm_p, std::abs(hits[k].x[1] - 1.0));
+    loc_t = std::max(loc_t, std::abs(hits[k].t - (1.5 * pi + 2 * pi * double(k))));
+    loc_p = std::max(loc_p, std::abs(hits[k].x[1] - 1.0));
   }
-  std::printf("  hermite: max |dt| %.2e, |dp| %.2e;  linear: max |dt| %.2e, |dp| %.2e\n", herm_t,
-              herm_p, lin_t, lin_p);
+  std::printf("  located: max |dt| %.2e, |dp| %.2e;  linear: max |dt| %.2e, |dp| %.2e\n", loc_t,
+              loc_p, lin_t, lin_p);
   // Linear interpolation errs by O(h^2) in the state (theta(1 - theta) h^2 |p''| / 2, up to
-  // 1.25e-5) and would fail the 1e-8 test above. Its time error is smaller (O(h^3) here, since
-  // q'' = -cos t vanishes at the crossing; measured 1.6e-8) but still fails it. Hermite with
-  // Newton is O(h^4) in both (measured 2.3e-13 in t, 2.6e-11 in p). Require 100x in each.
+  // 1.25e-5) and would fail the test above. Its time error is smaller (O(h^3) here, since
+  // q'' = -cos t vanishes at the crossing; measured 1.6e-8) but still fails it. The located points
+  // carry yoshida6's own error (measured 2.3e-13). Require 1000x in each.
   EXPECT_GT(lin_p, 1e-8);
-  EXPECT_GE(lin_p, 100 * herm_p);
-  EXPECT_GE(lin_t, 100 * herm_t);
+  EXPECT_GE(lin_p, 1000 * loc_p);
+  EXPECT_GE(lin_t, 1000 * loc_t);
 }
 
 TEST(Sections, DirectionDownAndBoth) {
@@ -446,4 +452,145 @@ TEST(Sections, ConstrainedCrossingsFollowTheManifold) {
     }
     prev = worst;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Section points at the integrator's order (kernels/sections.hpp, locate_crossing_by_step). One
+// regular Hénon–Heiles orbit at E = 1/8 from (q0, q1, p0, p1) = (0, -0.35, 0.3041655251120131,
+// -0.08), section q0 = 0 upward; its first crossing after the start (t ~ 6.9) is compared with a
+// reference in long double: classical RK4 at h = 1e-4 (error ~ h^4 t ~ 1e-15), the crossing step
+// finished by Hénon's trick (one RK4 step in the independent variable q0, from the last state
+// before the plane to q0 = 0: M. Hénon, Physica D 5 (1982) 412).
+// ---------------------------------------------------------------------------------------------
+
+using LD = long double;
+const std::vector<double> kRegular = {0.0, -0.35, 0.3041655251120131, -0.08};
+
+/// dz/dt of Hénon–Heiles (a = 1, b = -1/3): z = (q0, q1, p0, p1).
+std::array<LD, 4> hh_rates(const std::array<LD, 4>& z) {
+  return {z[2], z[3], -z[0] - 2 * z[0] * z[1], -z[1] - z[0] * z[0] + z[1] * z[1]};
+}
+
+/// One RK4 step of dz/ds = f(z), s the time or (Hénon's trick) q0.
+template <class F>
+std::array<LD, 4> rk4(const F& f, const std::array<LD, 4>& z, LD h) {
+  auto add = [](std::array<LD, 4> a, const std::array<LD, 4>& b, LD c) {
+    for (int i = 0; i < 4; ++i) a[i] += c * b[i];
+    return a;
+  };
+  const auto k1 = f(z), k2 = f(add(z, k1, h / 2)), k3 = f(add(z, k2, h / 2)), k4 = f(add(z, k3, h));
+  std::array<LD, 4> out = z;
+  for (int i = 0; i < 4; ++i) out[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+  return out;
+}
+
+/// The reference first upward crossing of q0 = 0 after t = 0: (t, q0, q1, p0, p1).
+std::array<LD, 5> reference_first_crossing() {
+  const LD h = 1e-4L;
+  std::array<LD, 4> z = {LD(kRegular[0]), LD(kRegular[1]), LD(kRegular[2]), LD(kRegular[3])};
+  for (long k = 0;; ++k) {
+    const std::array<LD, 4> next = rk4(hh_rates, z, h);
+    if (z[0] < 0 && next[0] >= 0) {
+      // Hénon's trick: time and state as functions of q0, d(t, z)/dq0 = (1, f) / f_q0.
+      auto by_q0 = [](const std::array<LD, 4>& y) {
+        const auto r = hh_rates(y);
+        return std::array<LD, 4>{1 / r[0], r[1] / r[0], r[2] / r[0], r[3] / r[0]};
+      };
+      // y = (t, q1, p0, p1) carried with q0 as the independent variable.
+      auto f = [&](const std::array<LD, 4>& y, LD q0) {
+        const std::array<LD, 4> zz = {q0, y[1], y[2], y[3]};
+        const auto d = by_q0(zz);
+        return d;
+      };
+      // RK4 in q0 from z[0] to 0 (a non-autonomous system in q0: written out).
+      const LD s = -z[0];
+      std::array<LD, 4> y = {LD(k) * h, z[1], z[2], z[3]};
+      auto at = [&](std::array<LD, 4> a, const std::array<LD, 4>& b, LD c) {
+        for (int i = 0; i < 4; ++i) a[i] += c * b[i];
+        return a;
+      };
+      const auto k1 = f(y, z[0]), k2 = f(at(y, k1, s / 2), z[0] + s / 2),
+                 k3 = f(at(y, k2, s / 2), z[0] + s / 2), k4 = f(at(y, k3, s), z[0] + s);
+      for (int i = 0; i < 4; ++i) y[i] += s / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+      return {y[0], 0, y[1], y[2], y[3]};
+    }
+    z = next;
+  }
+}
+
+/// vigor's first upward crossing of the orbit with integrator `I` at step h: (t, q0, q1, p0, p1).
+template <class I>
+std::array<double, 5> first_crossing(const I& integrator, double h) {
+  Ensemble<vm::HenonHeiles<double>> e(kHH, {kRegular}, 4);
+  auto sp = plane(0, 0.0, vk::kDirUp, h, std::int64_t(8.0 / h));
+  sp.max_recorded = 1;
+  e.run(kHH, integrator, sp);
+  EXPECT_EQ(e.drained[0].size(), 1u);
+  if (e.drained[0].empty()) return {};
+  const Hit& hit = e.drained[0][0];
+  return {hit.t, hit.x[0], hit.x[1], hit.x[2], hit.x[3]};
+}
+
+template <class I>
+std::vector<double> section_errors(const I& integrator, const std::vector<double>& steps) {
+  const auto ref = reference_first_crossing();
+  std::vector<double> errors;
+  for (double h : steps) {
+    const auto got = first_crossing(integrator, h);
+    double e = 0;
+    for (int c = 0; c < 5; ++c) e = std::max(e, double(std::abs(LD(got[c]) - ref[c])));
+    errors.push_back(e);
+    std::printf("  %-10s h = %-6g first-crossing error %.2e\n", I::kName, h, e);
+  }
+  return errors;
+}
+
+TEST(SectionOrder, ReferenceCrossingIsSelfConsistent) {
+  // The reference's own error: halving its step changes nothing above 1e-15 (RK4's h^4).
+  const auto ref = reference_first_crossing();
+  EXPECT_NEAR(double(ref[0]), 6.9, 0.6);  // about one period of the regular orbit
+  const LD E = (ref[3] * ref[3] + ref[4] * ref[4]) / 2 + (ref[1] * ref[1] + ref[2] * ref[2]) / 2 +
+               ref[1] * ref[1] * ref[2] - ref[2] * ref[2] * ref[2] / 3;
+  const LD E0 = LD(kRegular[2]) * LD(kRegular[2]) / 2 + LD(kRegular[3]) * LD(kRegular[3]) / 2 +
+                LD(kRegular[1]) * LD(kRegular[1]) / 2 -
+                LD(kRegular[1]) * LD(kRegular[1]) * LD(kRegular[1]) / 3;
+  EXPECT_LT(double(std::abs(E - E0)), 1e-15);
+}
+
+TEST(SectionOrder, Yoshida6SectionPointsConvergeAtSixthOrder) {
+  // Hermite location alone gave 9.9e-9, 2.8e-10, 3.9e-11 here (order 4, the interpolant's); the
+  // grid states' own errors are 2.6e-10, 4.1e-12, 6.3e-14 (order 6).
+  const auto e = section_errors(vk::Yoshida6<double>{}, {0.04, 0.02, 0.01});
+  const double order = std::log2(e[1] / e[2]);
+  std::printf("  observed order %.2f (h = 0.02 -> 0.01), %.2f (0.04 -> 0.02)\n", order,
+              std::log2(e[0] / e[1]));
+  EXPECT_GE(order, 5.5);
+  EXPECT_LE(e[2], 1e-11);
+}
+
+TEST(SectionOrder, HighOrderCompositionsKeepTheirOrderUntilRoundOff) {
+  // Measured (2026-11-27): kahan_li8 2.1e-10, 8.2e-13, 1.8e-15 at h = 0.2, 0.1, 0.05 (orders 8.0,
+  // 8.9, the last near round-off); sofspa10 4.4e-12, 7.7e-15, 6.3e-16 at h = 0.4, 0.2, 0.1 (order
+  // 9.2, then round-off: ~1e-16 per step relative, over ~70 steps).
+  const auto k8 = section_errors(vk::KahanLi8<double>{}, {0.2, 0.1, 0.05});
+  const auto s10 = section_errors(vk::SofSpa10<double>{}, {0.4, 0.2, 0.1});
+  std::printf("  kahan_li8 orders %.2f, %.2f; sofspa10 orders %.2f, %.2f\n",
+              std::log2(k8[0] / k8[1]), std::log2(k8[1] / k8[2]), std::log2(s10[0] / s10[1]),
+              std::log2(s10[1] / s10[2]));
+  EXPECT_GE(std::log2(k8[0] / k8[1]), 7.5);
+  EXPECT_LE(k8[2], 1e-14);
+  EXPECT_GE(std::log2(s10[0] / s10[1]), 9.0);
+  EXPECT_LE(s10[2], 1e-14);
+}
+
+TEST(SectionOrder, SecondOrderSchemesExplicitAndImplicit) {
+  // Implicit steps are located with their own fixed Newton count (3 for midpoint): the located
+  // point is a midpoint step, so the section converges at its order, as the grid states do.
+  const auto v = section_errors(vk::StormerVerlet<double>{}, {0.04, 0.02, 0.01});
+  const auto m = section_errors(vk::Midpoint<double>{}, {0.04, 0.02, 0.01});
+  for (const auto& e : {v, m})
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_GE(std::log2(e[std::size_t(k)] / e[std::size_t(k) + 1]), 1.9);
+      EXPECT_LE(std::log2(e[std::size_t(k)] / e[std::size_t(k) + 1]), 2.1);
+    }
 }

@@ -139,8 +139,10 @@ VIGOR_HD VIGOR_NOINLINE void store_frozen(State x, T* state, std::int64_t n, std
 
 /// Advance the trajectories i0 .. i0 + valid - 1 (valid <= L::NB) to sp.end_step, or until each
 /// stops or pauses. mp and ip: the model and the integrator on L::Real (ip on the dual state with
-/// kTangent); ms: the model on L::T (crossings located one at a time, tangent diagnostics); ids:
-/// the tangent integrator on L::T (kTangent only). On ScalarLanes mp and ms are the same model.
+/// kTangent); ms and ids: the model and the integrator on L::T — the plain integrator, or with
+/// kTangent the tangent one — which locate crossings one at a time (kernels::primal_step takes a
+/// plain step with either) and compute the tangent diagnostics. On ScalarLanes mp and ms are the
+/// same model.
 ///
 /// The sub-blocks are stepped one after the other in every iteration: B independent dependency
 /// chains for the out-of-order core with only one sub-block's temporaries live at a time. Values
@@ -291,7 +293,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     L::for_each_lane(lanes, [&](int l) {
       const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
       if (slot < 0) return;
-      crossings.add(mp, ms, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + iter));
+      crossings.add(mp, ms, ip, ids, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + iter));
       if (r.hits[l] == sp.hit_capacity) full |= Bits(1) << l;
     });
     return full;
@@ -492,7 +494,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
       if (r.active == 0) break;
     }
   }
-  crossings.flush(mp, ms, a, sp);
+  crossings.flush(mp, ms, ip, ids, a, sp);
   // One lane: `it` counts the steps it kept (a failed step is not counted).
   if constexpr (kRetireAtExit) {
     const std::int64_t steps = it;

@@ -48,22 +48,36 @@ VIGOR_HD VIGOR_INLINE void for_each_sub(F&& f) {
 }
 
 /// A crossing located as soon as it is found, and written to the hit buffer: the scalar lanes'
-/// Crossings. OpsS and MS: the state operations and the model on T.
+/// Crossings. OpsS and MS: the state operations and the model on T; IS: the integrator on T
+/// (kernels::locate_crossing_by_step).
 template <class OpsS, class T>
 struct LocateNow {
-  template <class MP, class MS, class State>
-  VIGOR_HD VIGOR_INLINE void add(const MP&, const MS& ms, const EnsembleArrays<T>& a,
-                                 const SegmentParams<T>& sp, const State& x0, const State& x1, int,
-                                 std::int64_t i, int slot, T k_before) {
+  template <class MP, class MS, class IP, class IS, class State>
+  VIGOR_HD VIGOR_INLINE void add(const MP&, const MS& ms, const IP&, const IS& is,
+                                 const EnsembleArrays<T>& a, const SegmentParams<T>& sp,
+                                 const State& x0, const State& x1, int, std::int64_t i, int slot,
+                                 T k_before) {
+    locate_and_write(ms, is, a, sp, x0, x1, i, slot, k_before);
+  }
+  template <class MP, class MS, class IP, class IS>
+  VIGOR_HD VIGOR_INLINE void flush(const MP&, const MS&, const IP&, const IS&,
+                                   const EnsembleArrays<T>&, const SegmentParams<T>&) {}
+
+ private:
+  // Out of line: three steps of the scheme, inlined into the step loop's rare path, would hold
+  // registers and code through every step of a GPU thread.
+  template <class MS, class IS, class State>
+  static VIGOR_HD VIGOR_NOINLINE void locate_and_write(const MS& ms, const IS& is,
+                                                       const EnsembleArrays<T>& a,
+                                                       const SegmentParams<T>& sp, State x0,
+                                                       State x1, std::int64_t i, int slot,
+                                                       T k_before) {
     const T h = sp.h;
     Vec<T, OpsS::kDim> x;
-    const T th =
-        locate_crossing<OpsS>(ms, x0, x1, k_before * h, sp.section_coord, sp.section_value, h, x);
+    const T th = locate_crossing_by_step<OpsS>(is, ms, x0, x1, k_before * h, sp.section_coord,
+                                               sp.section_value, h, x);
     write_hit<OpsS::kDim>(a, sp, i, slot, (k_before + th) * h, x);
   }
-  template <class MP, class MS>
-  VIGOR_HD VIGOR_INLINE void flush(const MP&, const MS&, const EnsembleArrays<T>&,
-                                   const SegmentParams<T>&) {}
 };
 
 /// The chaos accumulators of one trajectory, with the step count it started the launch at.

@@ -140,13 +140,16 @@ struct PackAccumulators {
 };
 
 /// Section crossings the step loop found and has not located yet, up to W of them (any lanes, any
-/// steps), located side by side in one Pack. Locating one crossing is a chain of divides and
-/// Hermite evaluations hundreds of cycles long; done per lane inside the step loop it stalled the
-/// loop at every crossing, while W crossings in the lanes of one register cost about what one
-/// does. The driver claims each hit's slot when the crossing is found (kernels::claim_hit), so
-/// counters, pauses and stops happen at the step they do on the scalar lanes; only the located
-/// time and state are written later, and all before the driver returns. Constrained and
-/// non-separable models locate their queued crossings one at a time on T.
+/// steps), located side by side in one Pack. Locating one crossing is a chain of divides, Hermite
+/// evaluations and three steps of the scheme (kernels::locate_crossing_by_step); done per lane
+/// inside the step loop it stalled the loop at every crossing, while W crossings in the lanes of
+/// one register cost about what one does. The driver claims each hit's slot when the crossing is
+/// found (kernels::claim_hit), so counters, pauses and stops happen at the step they do on the
+/// scalar lanes; only the located time and state are written later, and all before the driver
+/// returns. Constrained and non-separable models locate their queued crossings one at a time on T.
+/// The driver hands over the states without their force (PackLanes::rare_copy); the force the
+/// explicit steps reuse is computed again from q, as the step that made the state computed it, so
+/// the located point is the one the scalar lanes compute, bit for bit.
 template <class T, int W, int d>
 struct PendingCrossings {
   using P = Pack<T, W>;
@@ -158,9 +161,10 @@ struct PendingCrossings {
 
   /// Queue lane `lane` of the sub-block states x0 (before the step) and x1 (after it); locate the
   /// queue once it holds W crossings.
-  template <class MP, class MS>
-  void add(const MP& mp, const MS& ms, const EnsembleArrays<T>& a, const SegmentParams<T>& sp,
-           const Phase<P, d>& x0, const Phase<P, d>& x1, int lane, std::int64_t i, int s, T k0) {
+  template <class MP, class MS, class IP, class IS>
+  void add(const MP& mp, const MS& ms, const IP& ip, const IS& is, const EnsembleArrays<T>& a,
+           const SegmentParams<T>& sp, const Phase<P, d>& x0, const Phase<P, d>& x1, int lane,
+           std::int64_t i, int s, T k0) {
     for (int c = 0; c < d; ++c) {
       q0[c][n] = x0.q[c][lane];
       p0[c][n] = x0.p[c][lane];
@@ -170,26 +174,38 @@ struct PendingCrossings {
     k_before[n] = k0;
     traj[n] = i;
     slot[n] = s;
-    if (++n == W) flush(mp, ms, a, sp);
+    if (++n == W) flush(mp, ms, ip, is, a, sp);
   }
 
-  /// Locate the queued crossings and write their hits; mp and ms are the model on P and on T.
-  template <class MP, class MS>
-  VIGOR_NOINLINE void flush(const MP& mp, const MS& ms, const EnsembleArrays<T>& a,
-                            const SegmentParams<T>& sp) {
+  /// Locate the queued crossings and write their hits; mp, ip and ms, is are the model and the
+  /// integrator on P and on T.
+  template <class MP, class MS, class IP, class IS>
+  VIGOR_NOINLINE void flush(const MP& mp, const MS& ms, const IP& ip, const IS& is,
+                            const EnsembleArrays<T>& a, const SegmentParams<T>& sp) {
     if (n == 0) return;
     if constexpr (ConstrainedModel<MS> || !SeparableModel<MS>)
-      locate_one_by_one(ms, a, sp);
+      locate_one_by_one(ms, is, a, sp);
     else
-      locate_side_by_side(mp, a, sp);
+      locate_side_by_side(mp, ip, a, sp);
     n = 0;
   }
 
  private:
+  /// The force at s.q, which the explicit steps take from the state (first-same-as-last), as
+  /// StateOps::load sets it; other models' steps do not read it.
+  template <class M, class S>
+  static void with_force(const M& m, Phase<S, d>& s) {
+    if constexpr (SeparableModel<M>)
+      refresh_force(m, s);
+    else
+      s.f = Vec<S, d>::filled(S(T(0)));
+  }
+
   // The field of a constrained (or non-separable) model goes through nested dual numbers, which
   // on a Pack made a single model's translation unit compile for over half an hour.
-  template <class MS>
-  void locate_one_by_one(const MS& ms, const EnsembleArrays<T>& a, const SegmentParams<T>& sp) {
+  template <class MS, class IS>
+  void locate_one_by_one(const MS& ms, const IS& is, const EnsembleArrays<T>& a,
+                         const SegmentParams<T>& sp) {
     const T h = sp.h;
     for (int j = 0; j < n; ++j) {
       Phase<T, d> s0, s1;
@@ -199,16 +215,18 @@ struct PendingCrossings {
         s1.q[c] = q1[c][j];
         s1.p[c] = p1[c][j];
       }
-      s0.f = s1.f = Vec<T, d>::filled(T(0));  // not read: rates evaluates the field afresh
+      s1.f = Vec<T, d>::filled(T(0));  // not read: rates evaluates the field afresh
+      with_force(ms, s0);
       Vec<T, 2 * d> xj;
-      const T th = locate_crossing<StateOps<MS, T>>(ms, s0, s1, k_before[j] * h, sp.section_coord,
-                                                    sp.section_value, h, xj);
+      const T th = locate_crossing_by_step<StateOps<MS, T>>(
+          is, ms, s0, s1, k_before[j] * h, sp.section_coord, sp.section_value, h, xj);
       write_hit<2 * d>(a, sp, traj[j], slot[j], (k_before[j] + th) * h, xj);
     }
   }
 
-  template <class MP>
-  void locate_side_by_side(const MP& mp, const EnsembleArrays<T>& a, const SegmentParams<T>& sp) {
+  template <class MP, class IP>
+  void locate_side_by_side(const MP& mp, const IP& ip, const EnsembleArrays<T>& a,
+                           const SegmentParams<T>& sp) {
     const T h = sp.h;
     // Lanes past n repeat the first crossing: finite values, computed and never written.
     for (int j = n; j < W; ++j) {
@@ -227,11 +245,12 @@ struct PendingCrossings {
       s1.q[c] = P::load(q1[c]);
       s1.p[c] = P::load(p1[c]);
     }
-    s0.f = s1.f = Vec<P, d>::filled(P(T(0)));  // not read: rates evaluates the field afresh
+    s1.f = Vec<P, d>::filled(P(T(0)));  // not read: rates evaluates the field afresh
+    with_force(mp, s0);
     const P hp(h);
     Vec<P, 2 * d> x;
-    const P th = locate_crossing<StateOps<MP, P>>(mp, s0, s1, P::load(k_before) * hp,
-                                                  sp.section_coord, P(sp.section_value), hp, x);
+    const P th = locate_crossing_by_step<StateOps<MP, P>>(
+        ip, mp, s0, s1, P::load(k_before) * hp, sp.section_coord, P(sp.section_value), hp, x);
     for (int j = 0; j < n; ++j) {
       Vec<T, 2 * d> xj;
       for (int c = 0; c < 2 * d; ++c) xj[c] = x[c][j];
