@@ -54,6 +54,20 @@ def make_venv(path):
     return python
 
 
+def rerun_in_venv(venv, script):
+    """Create `venv` (once) with the peers and run `script` there with this process's arguments
+    less --venv DIR, the build's vigor package on PYTHONPATH; exits with its status."""
+    python = make_venv(venv)
+    env = dict(os.environ)
+    paths = [os.path.join(ROOT, "build", "python")] + [
+        p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    argv = list(sys.argv[1:])
+    i = argv.index("--venv")
+    del argv[i:i + 2]
+    sys.exit(subprocess.run([python, os.path.abspath(script)] + argv, env=env).returncode)
+
+
 def orbits(n, seed=7):
     """Initial states (n, 4) at pericentre and each orbit's (e, omega)."""
     rng = np.random.default_rng(seed)
@@ -144,15 +158,7 @@ def main():
     ap.add_argument("--json", default="")
     args = ap.parse_args()
     if args.venv:
-        python = make_venv(args.venv)
-        env = dict(os.environ)
-        paths = [os.path.join(ROOT, "build", "python")] + [
-            p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-        argv = [a for a in sys.argv[1:]]
-        i = argv.index("--venv")
-        del argv[i:i + 2]
-        sys.exit(subprocess.run([python, os.path.abspath(__file__)] + argv, env=env).returncode)
+        rerun_in_venv(args.venv, __file__)
 
     states, e, omega = orbits(args.orbits)
     t_end = 2.0 * math.pi * args.periods

@@ -14,7 +14,9 @@
 
 #include "kernels/core/dual.hpp"
 #include "kernels/core/hamiltonian.hpp"
+#include "kernels/integrators/blanes_moan6.hpp"
 #include "kernels/integrators/explicit_euler.hpp"
+#include "kernels/integrators/gauss.hpp"
 #include "kernels/integrators/kahan_li8.hpp"
 #include "kernels/integrators/newmark.hpp"
 #include "kernels/integrators/protocol.hpp"
@@ -192,6 +194,14 @@ TEST(Convergence, KahanLi8IsOrder8) {
       8.0, 0.2);
 }
 
+TEST(Convergence, BlanesMoan6IsOrder6) {
+  // Against the exact solution: its error constant is small enough that the yoshida6 reference
+  // (~1e-14) would show at the finer steps. Measured: see the printed line.
+  EXPECT_NEAR(convergence_slope(vk::BlanesMoan6<double>{}, {6, 8, 10, 12}, "blanes_moan6",
+                                exact_pendulum(), 1e-13),
+              6.0, 0.2);
+}
+
 TEST(Convergence, SofSpa10IsOrder10) {
   // h = 0.5 .. 0.33: errors 9.0e-12 .. 1.3e-13. The pairwise slopes are still falling towards 10
   // there (10.6, then 10.35, in 50-digit arithmetic; 10.1 and 10.03 at h = 1/8 and 1/16 on a
@@ -202,18 +212,100 @@ TEST(Convergence, SofSpa10IsOrder10) {
       10.0, 0.7);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Gauss–Legendre collocation (gauss.hpp): the tableau, the orders 2s, the sweep count.
+// ---------------------------------------------------------------------------------------------
+
+template <class R>
+vk::Gauss<R> gauss(int stages) {
+  const double option = stages;
+  return vk::Gauss<R>::from_options(&option);
+}
+
+TEST(Gauss, TableauSatisfiesTheCollocationConditions) {
+  // B(2s): the weights integrate t^(k-1) exactly for k <= 2s (Gauss quadrature); C(s): the
+  // stages integrate the interpolant exactly, sum_j a_ij c_j^(k-1) = c_i^k / k for k <= s. Both
+  // hold to round-off of the double coefficients (sums of s terms below 1: a few ulps).
+  for (int s = 1; s <= vk::GaussTableau::kMaxStages; ++s) {
+    const vk::GaussTableau t = vk::GaussTableau::make(s);
+    for (int k = 1; k <= 2 * s; ++k) {
+      double sum = 0;
+      for (int i = 0; i < s; ++i) sum += t.b[i] * std::pow(t.c[i], k - 1);
+      EXPECT_NEAR(sum, 1.0 / k, 4e-16) << "B(2s), s = " << s << ", k = " << k;
+    }
+    for (int i = 0; i < s; ++i) {
+      EXPECT_NEAR(t.c[i] + t.c[s - 1 - i], 1.0, 4e-16) << "symmetric nodes, s = " << s;
+      EXPECT_NEAR(t.bbar[i], t.b[i] * (1 - t.c[i]), 1e-16);  // long double: within an ulp
+      for (int k = 1; k <= s; ++k) {
+        double sum = 0;
+        for (int j = 0; j < s; ++j) sum += t.a[i][j] * std::pow(t.c[j], k - 1);
+        EXPECT_NEAR(sum, std::pow(t.c[i], k) / k, 1e-15) << "C(s), s = " << s << ", k = " << k;
+      }
+    }
+  }
+}
+
+TEST(Gauss, ConvergesAtOrderTwiceTheStages) {
+  // Against the exact pendulum solution (floor 1e-13, as for the compositions). Measured slopes:
+  // 2.00, 4.00, 6.00, 8.0; the step ranges keep every error above the floor.
+  EXPECT_NEAR(
+      convergence_slope(gauss<double>(1), kStepsOrder2, "gauss s=1", exact_pendulum(), 1e-13), 2.0,
+      0.1);
+  EXPECT_NEAR(
+      convergence_slope(gauss<double>(2), kStepsOrder4, "gauss s=2", exact_pendulum(), 1e-13), 4.0,
+      0.1);
+  EXPECT_NEAR(
+      convergence_slope(gauss<double>(3), {4, 6, 8, 12}, "gauss s=3", exact_pendulum(), 1e-13), 6.0,
+      0.2);
+  EXPECT_NEAR(
+      convergence_slope(gauss<double>(4), {4, 5, 6, 8}, "gauss s=4", exact_pendulum(), 1e-13), 8.0,
+      0.3);
+  // Orders 12 and 16 reach round-off within a step or two: the error of 2 steps of h = 1 (order
+  // 2s, error constant ~ 1/(2s)!^2 small) must already be near it. Measured 2.2e-10 and 5.2e-14.
+  EXPECT_LT(errors_against(gauss<double>(6), {2}, exact_pendulum())[0], 1e-9);
+  EXPECT_LT(errors_against(gauss<double>(8), {2}, exact_pendulum())[0], 1e-13);
+}
+
+TEST(Gauss, DefaultSweepsReachRoundOffWhereStagesAloneDoNot) {
+  // The pendulum near its separatrix (q0 = 2.5), h = 0.3 and 0.5, 100 time units: the last
+  // sweep's change of the stage positions (the step's residual). The default 12 sweeps leave it at
+  // round-off (measured <= 2e-15 for every s at h = 0.5); s sweeps, the fewest that give order
+  // 2s, leave 1e-4 (s = 1) to 5e-11 (s = 4) at h = 0.3 — the count matters.
+  const vm::Pendulum<double> m{1.0, 1.0};
+  for (int s = 1; s <= 8; ++s)
+    for (const double h : {0.3, 0.5}) {
+      const auto max_residual = [&](int sweeps) {
+        auto g = gauss<double>(s);
+        if (sweeps > 0) g.newton_iterations = sweeps;
+        auto st = start(m, {2.5}, {0.0});
+        double r = 0;
+        for (int k = 0; k < int(100 / h); ++k) r = std::max(r, vk::take_step(g, m, st, h, 0.0));
+        return r;
+      };
+      EXPECT_LE(max_residual(0), 1e-14) << "s = " << s << ", h = " << h;
+      if (s <= 4 && h == 0.3) EXPECT_GT(max_residual(s), 1e-12) << "s = " << s;
+    }
+}
+
 TEST(Convergence, HigherOrderWinsAtEqualCost) {
-  // Errors at about 140 force evaluations over T = 2 (7 per yoshida6 step, 17 per kahan_li8 step,
-  // 35 per sofspa10 step): small error constants and high order together are what the two new
-  // schemes are for. Measured: yoshida6 (20 steps) 4.5e-9, kahan_li8 (8 steps) 5.8e-11, sofspa10
-  // (4 steps) 9.0e-12; each must beat the one before by at least 5x.
+  // Errors at about 140 force evaluations over T = 2 (7 per yoshida6 step, 11 per blanes_moan6
+  // step, 17 per kahan_li8 step, 35 per sofspa10 step): small error constants and high order
+  // together are what the newer schemes are for. Measured: yoshida6 (20 steps) 4.5e-9,
+  // blanes_moan6 (13 steps, 143 evaluations) 2.7e-12, kahan_li8 (8 steps) 5.8e-11, sofspa10
+  // (4 steps) 9.0e-12. Each of the compositions must beat the one before by at least 5x, and
+  // blanes_moan6, of the same order as yoshida6, by at least 100x: its error constants are that
+  // much smaller (it even beats the order-8 and order-10 compositions at this cost).
   const double y6 = errors_against(vk::Yoshida6<double>{}, {20}, exact_pendulum())[0];
+  const double bm6 = errors_against(vk::BlanesMoan6<double>{}, {13}, exact_pendulum())[0];
   const double kl8 = errors_against(vk::KahanLi8<double>{}, {8}, exact_pendulum())[0];
   const double ss10 = errors_against(vk::SofSpa10<double>{}, {4}, exact_pendulum())[0];
-  std::printf("  ~140 force evaluations: yoshida6 %.2e, kahan_li8 %.2e, sofspa10 %.2e\n", y6, kl8,
-              ss10);
+  std::printf(
+      "  ~140 force evaluations: yoshida6 %.2e, blanes_moan6 %.2e, kahan_li8 %.2e, sofspa10 "
+      "%.2e\n",
+      y6, bm6, kl8, ss10);
   EXPECT_GT(y6, 5 * kl8);
   EXPECT_GT(kl8, 5 * ss10);
+  EXPECT_GT(y6, 100 * bm6);
 }
 
 TEST(Options, DefaultsAndOrder) {
@@ -442,9 +534,13 @@ TEST(EnergyBehaviour, PendulumHighOrderBounded) {
   // At h = 0.1 these schemes' energy errors (~1e-12 and below) would be buried in the round-off of
   // 1e5 steps of 17 or 35 substeps, which grows like sqrt(t) and would fail the drift check; at
   // h = 0.5 (13 steps per period) the bounded O(h^p) oscillation is well above it. Measured max
-  // |dH|: kahan_li8 9.6e-9, sofspa10 1.25e-11; bounds about 3x, drift check as above.
+  // |dH|: blanes_moan6 3.9e-10 (at h = 0.1 it is already round-off, 5.6e-14, where yoshida6 has
+  // 2.7e-9), kahan_li8 9.6e-9, sofspa10 1.25e-11; bounds about 3x, drift check as above.
+  expect_bounded(vk::BlanesMoan6<double>{}, 6, 1.2e-9, "blanes_moan6", 0.5);
   expect_bounded(vk::KahanLi8<double>{}, 8, 3e-8, "kahan_li8", 0.5);
   expect_bounded(vk::SofSpa10<double>{}, 10, 4e-11, "sofspa10", 0.5);
+  expect_bounded(gauss<double>(2), 4, 1e-3, "gauss s=2", 0.5);
+  expect_bounded(gauss<double>(4), 8, 1e-3, "gauss s=4", 0.5);
 }
 
 TEST(EnergyBehaviour, PendulumRk4LosesEnergyMonotonically) {
@@ -515,6 +611,9 @@ TEST(Precision, FloatTracksDouble) {
   d = float_vs_double<vk::Yoshida6>({}, {});
   EXPECT_LE(d, tol) << "yoshida6";
   worst = std::max(worst, d);
+  d = float_vs_double<vk::BlanesMoan6>({}, {});
+  EXPECT_LE(d, tol) << "blanes_moan6";
+  worst = std::max(worst, d);
   d = float_vs_double<vk::KahanLi8>({}, {});
   EXPECT_LE(d, tol) << "kahan_li8";
   worst = std::max(worst, d);
@@ -563,8 +662,12 @@ TEST(Symplecticity, OneDofJacobianDeterminant) {
   EXPECT_LE(std::abs(det_minus_one<vk::Newmark>({D(0.5), D(0.0)})), tol);
   EXPECT_LE(std::abs(det_minus_one<vk::Yoshida4>({})), tol);
   EXPECT_LE(std::abs(det_minus_one<vk::Yoshida6>({})), tol);
+  EXPECT_LE(std::abs(det_minus_one<vk::BlanesMoan6>({})), tol);
   EXPECT_LE(std::abs(det_minus_one<vk::KahanLi8>({})), tol);
   EXPECT_LE(std::abs(det_minus_one<vk::SofSpa10>({})), tol);
+  for (int stages : {1, 2, 4, 8})
+    EXPECT_LE(std::abs(det_minus_one<vk::Gauss>(gauss<vk::Dual<double, 2>>(stages))), tol)
+        << "gauss s = " << stages;
   // Controls (measured): explicit Euler +0.91, Newmark gamma = 0.7 -0.14, RK4 -8.0e-7 (its
   // per-step defect is O(h^5)); 1e-8 is 80x below the smallest and 1e5x above round-off.
   const double ee = det_minus_one<vk::ExplicitEuler>({});
@@ -600,8 +703,10 @@ TEST(Invariant, ForceCachedAfterEveryStep) {
   expect_force_cached(vk::Newmark<double>{0.7, 0.0}, "newmark");
   expect_force_cached(vk::Yoshida4<double>{}, "yoshida4");
   expect_force_cached(vk::Yoshida6<double>{}, "yoshida6");
+  expect_force_cached(vk::BlanesMoan6<double>{}, "blanes_moan6");
   expect_force_cached(vk::KahanLi8<double>{}, "kahan_li8");
   expect_force_cached(vk::SofSpa10<double>{}, "sofspa10");
+  expect_force_cached(gauss<double>(4), "gauss");
   expect_force_cached(vk::ExplicitEuler<double>{}, "explicit_euler");
   expect_force_cached(vk::RungeKutta4<double>{}, "rk4");
 }

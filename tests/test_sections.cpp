@@ -15,6 +15,7 @@
 
 #include "host/backends/ensemble_storage.hpp"
 #include "kernels/driver/advance.hpp"
+#include "kernels/integrators/blanes_moan6.hpp"
 #include "kernels/integrators/kahan_li8.hpp"
 #include "kernels/integrators/midpoint.hpp"
 #include "kernels/integrators/rattle.hpp"
@@ -566,6 +567,11 @@ TEST(SectionOrder, Yoshida6SectionPointsConvergeAtSixthOrder) {
               std::log2(e[0] / e[1]));
   EXPECT_GE(order, 5.5);
   EXPECT_LE(e[2], 1e-11);
+  // blanes_moan6, the same order with much smaller error constants: larger steps.
+  const auto b = section_errors(vk::BlanesMoan6<double>{}, {0.2, 0.1, 0.05});
+  std::printf("  blanes_moan6 orders %.2f, %.2f\n", std::log2(b[0] / b[1]), std::log2(b[1] / b[2]));
+  EXPECT_GE(std::log2(b[1] / b[2]), 5.5);
+  EXPECT_LT(b[2], e[2]);  // at 5x yoshida6's step
 }
 
 TEST(SectionOrder, HighOrderCompositionsKeepTheirOrderUntilRoundOff) {

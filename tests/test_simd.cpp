@@ -110,8 +110,8 @@ TEST(Simd, HenonHeilesBitwiseEqualToScalarForEveryPolynomialIntegrator) {
   // Some of these orbits lie above the escape energy 1/6 and escape (status 2), others stay: lanes
   // stop at different steps inside one block.
   for (const char* integ :
-       {"verlet", "yoshida4", "yoshida6", "kahan_li8", "sofspa10", "rk4", "symplectic_euler_a",
-        "symplectic_euler_b", "explicit_euler", "newmark"}) {
+       {"verlet", "yoshida4", "yoshida6", "blanes_moan6", "kahan_li8", "sofspa10", "rk4",
+        "symplectic_euler_a", "symplectic_euler_b", "explicit_euler", "newmark"}) {
     for (const char* prec : {"double", "float"}) {
       for (const char* dir : {"up", "both"}) {
         SCOPED_TRACE(std::string(integ) + " " + prec + " " + dir);
@@ -214,8 +214,9 @@ TEST(Simd, BurstsBetweenChecksFreezeLikePerStepTesting) {
     "steps": 4000, "segment_steps": 1500, "precision": "PRECISION",
     "ensemble": {"random_box": {"lo": [0, -1, 0.5, 0.5], "hi": [0, 1, 1.5, 1.5], "count": 70}},
     "diagnostics": {"conservation_every": EVERY}, "output": {"dir": "unused"}})";
-  for (const char* integ : {"verlet", "yoshida4", "yoshida6", "kahan_li8", "sofspa10", "rk4",
-                            "symplectic_euler_a", "symplectic_euler_b", "explicit_euler"}) {
+  for (const char* integ :
+       {"verlet", "yoshida4", "yoshida6", "blanes_moan6", "kahan_li8", "sofspa10", "rk4",
+        "symplectic_euler_a", "symplectic_euler_b", "explicit_euler"}) {
     for (const char* prec : {"double", "float"}) {
       for (const char* every : {"5", "400"}) {
         SCOPED_TRACE(std::string(integ) + " " + prec + " every " + every);

@@ -152,15 +152,19 @@ TEST(TangentDefect, SymplecticSchemesAreAtRoundOffPerThousandSteps) {
   EXPECT_LT((defect_after<HH, StormerVerlet<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
   EXPECT_LT((defect_after<HH, Yoshida4<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
   EXPECT_LT((defect_after<HH, Yoshida6<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
+  EXPECT_LT((defect_after<HH, BlanesMoan6<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
   EXPECT_LT((defect_after<HH, KahanLi8<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
   EXPECT_LT((defect_after<HH, SofSpa10<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
   EXPECT_LT((defect_after<HH, Midpoint<double>>(henon_heiles_regular(), 0.05, 1000, 4)), tol);
+  EXPECT_LT((defect_after<HH, Gauss<double>>(henon_heiles_regular(), 0.05, 1000)), tol);
   EXPECT_LT((defect_after<KP, StormerVerlet<double>>(kepler_orbit(), 0.01, 1000)), tol);
   EXPECT_LT((defect_after<KP, Yoshida4<double>>(kepler_orbit(), 0.01, 1000)), tol);
   EXPECT_LT((defect_after<KP, Yoshida6<double>>(kepler_orbit(), 0.01, 1000)), tol);
+  EXPECT_LT((defect_after<KP, BlanesMoan6<double>>(kepler_orbit(), 0.01, 1000)), tol);
   EXPECT_LT((defect_after<KP, KahanLi8<double>>(kepler_orbit(), 0.01, 1000)), tol);
   EXPECT_LT((defect_after<KP, Midpoint<double>>(kepler_orbit(), 0.01, 1000, 4)), tol);
   EXPECT_LT((defect_after<KP, LobattoIIIAB3<double>>(kepler_orbit(), 0.01, 1000, 3)), tol);
+  EXPECT_LT((defect_after<KP, Gauss<double>>(kepler_orbit(), 0.01, 1000)), tol);
   // Constrained: the defect on the manifold (seeded with the tangent projector).
   EXPECT_LT((defect_after<DSP, Rattle<double>>(reference_of<DSP>(), 0.01, 1000, 6)), tol);
   EXPECT_LT((defect_after<DSP, Midpoint<double>>(reference_of<DSP>(), 0.01, 1000, 4)), tol);

@@ -39,6 +39,8 @@ const char* rule_text(kernels::Rule r) {
       return ">= 0";
     case kernels::Rule::kCount:
       return "integer >= 1";
+    case kernels::Rule::kStageCount:
+      return "integer 1-8";
     default:
       return "finite";
   }

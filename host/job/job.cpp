@@ -350,13 +350,15 @@ void check_run_precision(const ModelInfo& model, Job& job) {
   for (std::size_t i = 0; i < model.params.size(); ++i)
     check_float_value(job.integration.params[i], join("model.params", model.params[i].name),
                       model.params[i].rule == kernels::Rule::kPositive ||
-                          model.params[i].rule == kernels::Rule::kCount);
+                          model.params[i].rule == kernels::Rule::kCount ||
+                          model.params[i].rule == kernels::Rule::kStageCount);
   if (const IntegratorInfo* integrator = find_integrator(job.integration.integrator))
     for (std::size_t i = 0; i < integrator->options.size() && i < job.integration.options.size();
          ++i)
       check_float_value(job.integration.options[i], join("integrator", integrator->options[i].name),
                         integrator->options[i].rule == kernels::Rule::kPositive ||
-                            integrator->options[i].rule == kernels::Rule::kCount);
+                            integrator->options[i].rule == kernels::Rule::kCount ||
+                            integrator->options[i].rule == kernels::Rule::kStageCount);
   for (int i = 0; model.inv_mass && i < model.dof; ++i) {
     const double w = model.inv_mass(job.integration.params.data(), i);
     if (!std::isfinite(float(w)) || !(float(w) > 0))
@@ -374,8 +376,7 @@ void check_run_precision(const ModelInfo& model, Job& job) {
 
 /// States a program gave in place of the job's ensemble, checked as explicit rows are (finite
 /// energy, on the model's manifold); errors name ensemble.states[i].
-Ensemble given_states(Ensemble&& given, const ModelInfo& model,
-                      const std::vector<double>& params) {
+Ensemble given_states(Ensemble&& given, const ModelInfo& model, const std::vector<double>& params) {
   if (given.count < 1)
     fail("states", "must hold at least one state (a row of " + std::to_string(model.dim) +
                        " values), got none");

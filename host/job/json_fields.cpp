@@ -200,6 +200,10 @@ double rule_value(const Json& v, const std::string& path, kernels::Rule rule) {
       if (x != std::floor(x)) fail(path, "must be an integer, got " + show(v));
       if (x < 1) fail(path, "must be >= 1, got " + show(v));
       break;
+    case kernels::Rule::kStageCount:
+      if (x != std::floor(x) || x < 1 || x > 8)
+        fail(path, "must be an integer from 1 to 8, got " + show(v));
+      break;
   }
   return x;
 }

@@ -13,7 +13,8 @@ enum class Rule {
   kFinite,       ///< any finite real number
   kPositive,     ///< > 0
   kNonNegative,  ///< >= 0
-  kCount         ///< an integer >= 1
+  kCount,        ///< an integer >= 1
+  kStageCount    ///< an integer from 1 to 8 (the stages of a collocation method)
 };
 
 /// One named real parameter of a model or option of an integrator.
