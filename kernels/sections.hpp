@@ -119,10 +119,13 @@ VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, co
   constexpr int dim = Ops::kDim;
   Real th = locate_crossing<Ops>(m, s0, s1, t0, coord, value, h, out);
   State x = s0;
-  VIGOR_UNROLL
-  for (int it = 0; it < kSectionStepIterations; ++it) {
+  // One call of the step, in a loop that is not unrolled: the step is compiled once here, not
+  // three times in every engine (which made a model's CPU engines compile 40 % longer).
+  VIGOR_NO_UNROLL
+  for (int it = 0; it <= kSectionStepIterations; ++it) {
     x = s0;
     primal_step(integrator, m, x, th * h, t0);
+    if (it == kSectionStepIterations) break;  // the state at the final theta
     Vec<Real, dim> xv, dv;
     Ops::rates(m, x, t0 + th * h, xv, dv);
     Real g = Real(0), dg = Real(0);
@@ -136,8 +139,6 @@ VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, co
     const Real delta = select(dg != Real(0), g / dg, Real(0));
     th = min_of(Real(1), max_of(Real(0), th - delta));
   }
-  x = s0;
-  primal_step(integrator, m, x, th * h, t0);
   out = Ops::as_vector(x);
   VIGOR_UNROLL
   for (int c = 0; c < dim; ++c)
