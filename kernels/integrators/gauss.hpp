@@ -70,7 +70,6 @@ struct GaussTableau {
           p0 = p1;
           p1 = pk;
         }
-        if (s == 1) p0 = 1;
         dp = L(s) * (z * p1 - p0) / (z * z - 1);  // P_s'
         const L dz = p1 / dp;
         z -= dz;
@@ -80,15 +79,12 @@ struct GaussTableau {
       w[i] = 2 / ((1 - z * z) * dp * dp);
     }
     // Nodes ascending on [0, 1], weights for [0, 1].
-    for (int i = 0; i < s; ++i) {
-      const int j = s - 1 - i;
-      t.c[i] = double((1 + x[j]) / 2);
-    }
     L cl[kMaxStages], bl[kMaxStages];
     for (int i = 0; i < s; ++i) {
       const int j = s - 1 - i;
       cl[i] = (1 + x[j]) / 2;
       bl[i] = w[j] / 2;
+      t.c[i] = double(cl[i]);
     }
     // a_ij = int_0^{c_i} l_j = c_i sum_k b_k l_j(c_i c_k) (Gauss rule, exact for degree s - 1).
     L al[kMaxStages][kMaxStages];
