@@ -23,9 +23,10 @@
 #pragma once
 
 #include "kernels/core/config.hpp"
+#include "kernels/core/dual.hpp"
 #include "kernels/core/math.hpp"
 #include "kernels/core/vec.hpp"
-#include "kernels/tangent.hpp"
+#include "kernels/integrators/protocol.hpp"
 
 namespace vigor::kernels {
 
@@ -109,13 +110,14 @@ VIGOR_HD inline Real locate_crossing(const M& m, const State& s0, const State& s
 inline constexpr int kSectionStepIterations = 2;
 
 /// Locate the crossing as locate_crossing does, then at the integrator's order: the state is
-/// Phi_{theta h}(s0), one step of `integrator` (any kind the driver holds, kernels::primal_step)
-/// of size theta h from s0 at time t0. Returns theta; `out` is that state with the section
-/// coordinate pinned to `value`.
+/// Phi_{theta h}(s0), one step of the plain `integrator` (not one rebound to dual numbers: the
+/// driver passes the plain one in tangent runs too) of size theta h from s0 at time t0. Returns
+/// theta; `out` is that state with the section coordinate pinned to `value`.
 template <class Ops, class I, class M, class State, class Real>
 VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, const State& s0,
                                              const State& s1, Real t0, int coord, Real value,
                                              Real h, Vec<Real, Ops::kDim>& out) {
+  static_assert(!is_dual_v<real_t<I>>, "crossings are located with the plain integrator");
   constexpr int dim = Ops::kDim;
   Real th = locate_crossing<Ops>(m, s0, s1, t0, coord, value, h, out);
   State x = s0;
@@ -124,7 +126,7 @@ VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, co
   VIGOR_NO_UNROLL
   for (int it = 0; it <= kSectionStepIterations; ++it) {
     x = s0;
-    primal_step(integrator, m, x, th * h, t0);
+    take_step(integrator, m, x, th * h, t0);
     if (it == kSectionStepIterations) break;  // the state at the final theta
     Vec<Real, dim> xv, dv;
     Ops::rates(m, x, t0 + th * h, xv, dv);

@@ -283,30 +283,6 @@ template <class I, class M, class Real>
 using tangent_integrator_t =
     std::conditional_t<StepsDualState<I, M, Real>, I, rebind_t<I, typename TangentOps<M, Real>::D>>;
 
-/// One step of a plain state with any integrator the driver holds: a plain one (or one that also
-/// steps dual states) takes the step as it is; one rebound to dual numbers (tangent_integrator_t of
-/// an implicit scheme) steps the state lifted to duals with zero partials, and the values are read
-/// back — dual arithmetic forms them exactly as the plain step does (kernels/core/dual.hpp), so the
-/// result is the plain step's, bit for bit. What locates section crossings in every run, tangent
-/// maps on or off (kernels/sections.hpp, locate_crossing_by_step).
-template <class M, class I, class State, class Real>
-VIGOR_HD VIGOR_INLINE void primal_step(const I& integrator, const M& m, State& x, Real h, Real t) {
-  if constexpr (is_dual_v<real_t<I>>) {
-    using TOps = TangentOps<M, Real>;
-    using D = typename TOps::D;
-    const auto v = TOps::Ops::as_vector(x);
-    D lifted[TOps::Ops::kDim];
-    VIGOR_UNROLL
-    for (int c = 0; c < TOps::Ops::kDim; ++c) lifted[c] = D(v[c]);
-    typename TOps::StateD sd;
-    TOps::OpsD::load(m, lifted, 1, sd);
-    take_step(integrator, m, sd, D(h), D(t));
-    x = TOps::primal(sd);
-  } else {
-    take_step(integrator, m, x, h, t);
-  }
-}
-
 /// One step of the dual state with either kind of tangent integrator; returns the residual.
 template <class TOps, class I, class M, class Real>
 VIGOR_HD VIGOR_INLINE Real take_tangent_step(const I& integrator, const M& m,

@@ -111,7 +111,7 @@ struct Run1 {
       a.state0 = state0.data();
       initial_energy_tangent(model, integ_d, h, a, 1, 0);
     }
-    advance_trajectory_tangent(model, integ_d, params(end), a, 0);
+    advance_trajectory_tangent(model, integ, integ_d, params(end), a, 0);
   }
   double partial(int c, int j) const { return partials[std::size_t(c * TOps::K + j)]; }
   double defect() const { return out[kOutDefect]; }

@@ -75,7 +75,7 @@ double advance_on(long n, long steps, const std::vector<double>& s0, double h,
   sp.end_step = steps;
   const auto t0 = std::chrono::steady_clock::now();
   for (long i0 = 0; i0 < n; i0 += L::NB)
-    kernels::advance_lanes<L, false>(m_lanes, m, step_lanes, step, sp, a, i0,
+    kernels::advance_lanes<L, false>(m_lanes, m, step_lanes, step, step, sp, a, i0,
                                      int(std::min<long>(L::NB, n - i0)));
   const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out = state;

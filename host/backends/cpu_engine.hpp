@@ -251,8 +251,8 @@ class CpuEngine final : public Engine {
       for (std::int64_t b = 0; b < blocks; ++b) {
         const std::int64_t i0 = b * L::NB;
         const int valid = int(n_ - i0 < L::NB ? n_ - i0 : L::NB);
-        kernels::advance_lanes<L, kT>(model_lanes, model, step_lanes, tangent_step, sp, a, i0,
-                                      valid);
+        kernels::advance_lanes<L, kT>(model_lanes, model, step_lanes, setup_->integrator,
+                                      tangent_step, sp, a, i0, valid);
       }
     }
   }

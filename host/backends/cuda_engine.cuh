@@ -167,8 +167,8 @@ class CudaEngine final : public Engine {
     bool done = false;
     if constexpr (kTangent) {
       if (integration_.tangent) {
-        kernels::launch_segment_tangent(setup_->model, setup_->tangent_step, setup_->params,
-                                        arrays());
+        kernels::launch_segment_tangent(setup_->model, setup_->integrator, setup_->tangent_step,
+                                        setup_->params, arrays());
         done = true;
       }
     }

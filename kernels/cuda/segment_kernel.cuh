@@ -32,8 +32,8 @@ namespace vigor::kernels {
 /// many resources — spilling to local memory would cost far more than a lower occupancy; (2) work
 /// per thread varies (frozen, escaped and paused trajectories return at once), and with small
 /// blocks an SM's slots are refilled at a fine grain, so a few long trajectories do not hold whole
-/// large blocks resident. No minimum-blocks argument in general: it would cap registers and make the
-/// heavy integrators spill (the exceptions, measured, are in kernels/cuda/occupancy.cuh).
+/// large blocks resident. No minimum-blocks argument in general: it would cap registers and make
+/// the heavy integrators spill (the exceptions, measured, are in kernels/cuda/occupancy.cuh).
 inline constexpr int kSegmentBlock = 128;
 /// Threads per block of the light, memory-bound helper kernels (initial energy, hit compaction):
 /// a few registers each, so larger blocks and full occupancy hide the memory latency.
@@ -48,12 +48,14 @@ __global__ void __launch_bounds__(kSegmentBlock, kSegmentMinBlocks<M, I, Real>)
   if (i < sp.n) advance_trajectory(m, integ, sp, a, i);
 }
 
-/// The same with the tangent map (kernels::advance_trajectory_tangent); ID is I on duals.
-template <class M, class ID, class Real>
+/// The same with the tangent map (kernels::advance_trajectory_tangent); ID is the tangent step's
+/// integrator, I the plain one.
+template <class M, class I, class ID, class Real>
 __global__ void __launch_bounds__(kSegmentBlock)
-    segment_tangent_kernel(M m, ID integ, SegmentParams<Real> sp, EnsembleArrays<Real> a) {
+    segment_tangent_kernel(M m, I integ, ID integ_d, SegmentParams<Real> sp,
+                           EnsembleArrays<Real> a) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < sp.n) advance_trajectory_tangent(m, integ, sp, a, i);
+  if (i < sp.n) advance_trajectory_tangent(m, integ, integ_d, sp, a, i);
 }
 
 /// Initial energies plus the tangent maps' seeds (kernels::initial_energy_tangent).
@@ -122,12 +124,13 @@ void launch_segment(const M& m, const I& integ, const SegmentParams<Real>& sp,
 }
 
 /// Launch the tangent-map segment kernel on `stream`.
-template <class M, class ID, class Real>
-void launch_segment_tangent(const M& m, const ID& integ, const SegmentParams<Real>& sp,
-                            const EnsembleArrays<Real>& a, cudaStream_t stream = nullptr) {
+template <class M, class I, class ID, class Real>
+void launch_segment_tangent(const M& m, const I& integ, const ID& integ_d,
+                            const SegmentParams<Real>& sp, const EnsembleArrays<Real>& a,
+                            cudaStream_t stream = nullptr) {
   if (sp.n == 0) return;
-  segment_tangent_kernel<M, ID, Real>
-      <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, sp, a);
+  segment_tangent_kernel<M, I, ID, Real>
+      <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, integ_d, sp, a);
   VIGOR_CUDA_CHECK_LAUNCH();
 }
 

@@ -139,19 +139,21 @@ VIGOR_HD VIGOR_NOINLINE void store_frozen(State x, T* state, std::int64_t n, std
 
 /// Advance the trajectories i0 .. i0 + valid - 1 (valid <= L::NB) to sp.end_step, or until each
 /// stops or pauses. mp and ip: the model and the integrator on L::Real (ip on the dual state with
-/// kTangent); ms and ids: the model and the integrator on L::T — the plain integrator, or with
-/// kTangent the tangent one — which locate crossings one at a time (kernels::primal_step takes a
-/// plain step with either) and compute the tangent diagnostics. On ScalarLanes mp and ms are the
-/// same model.
+/// kTangent); ms and is: the model and the plain integrator on L::T, which locate crossings one
+/// at a time; ids: the integrator of the tangent step on L::T (is itself without kTangent), whose
+/// chart enters the tangent diagnostics. On ScalarLanes mp and ms are the same model. Crossings
+/// are located with the plain step even with kTangent: its values are the dual step's, bit for
+/// bit (kernels/core/dual.hpp), and the plain step is the one the plain runs compile anyway, not
+/// a second copy of an implicit scheme's dual step.
 ///
 /// The sub-blocks are stepped one after the other in every iteration: B independent dependency
 /// chains for the out-of-order core with only one sub-block's temporaries live at a time. Values
 /// per sub-block live in arrays indexed only by constants (for_each_sub); rare paths (a crossing,
 /// a retiring lane) read copies made where they start (Snapshot), so the loop's own values never
 /// need a memory address and stay in registers.
-template <class L, bool kTangent, class MP, class MS, class IP, class IDS>
-VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, const IDS& ids,
-                                   const SegmentParams<typename L::T>& sp,
+template <class L, bool kTangent, class MP, class MS, class IP, class IS, class IDS>
+VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, const IS& is,
+                                   const IDS& ids, const SegmentParams<typename L::T>& sp,
                                    const EnsembleArrays<typename L::T>& a, std::int64_t i0,
                                    int valid_lanes) {
   using T = typename L::T;
@@ -293,7 +295,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     L::for_each_lane(lanes, [&](int l) {
       const int slot = claim_hit(sp, r.crossings[l], r.recorded[l], r.hits[l]);
       if (slot < 0) return;
-      crossings.add(mp, ms, ip, ids, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + iter));
+      crossings.add(mp, ms, ip, is, a, sp, x0, x1, l - sh, i0 + l, slot, T(r.k0[l] + iter));
       if (r.hits[l] == sp.hit_capacity) full |= Bits(1) << l;
     });
     return full;
@@ -494,7 +496,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
       if (r.active == 0) break;
     }
   }
-  crossings.flush(mp, ms, ip, ids, a, sp);
+  crossings.flush(mp, ms, ip, is, a, sp);
   // One lane: `it` counts the steps it kept (a failed step is not counted).
   if constexpr (kRetireAtExit) {
     const std::int64_t steps = it;
@@ -513,16 +515,18 @@ template <class M, class Integrator, class Real>
 VIGOR_HD inline void advance_trajectory(const M& m, const Integrator& integrator,
                                         const SegmentParams<Real>& sp,
                                         const EnsembleArrays<Real>& a, std::int64_t i) {
-  advance_lanes<ScalarLanes<Real>, false>(m, m, integrator, integrator, sp, a, i, 1);
+  advance_lanes<ScalarLanes<Real>, false>(m, m, integrator, integrator, integrator, sp, a, i, 1);
 }
 
-/// The same with the tangent map: `integrator` is tangent_integrator_t<I, M, Real>
-/// (kernels/tangent.hpp), and a.tangent, a.tangent_acc, a.tangent_out, a.state0 are set.
-template <class M, class IntegratorD, class Real>
-VIGOR_HD inline void advance_trajectory_tangent(const M& m, const IntegratorD& integrator,
+/// The same with the tangent map: `integrator_d` is tangent_integrator_t<Integrator, M, Real>
+/// (kernels/tangent.hpp), `integrator` the plain one (it locates crossings), and a.tangent,
+/// a.tangent_acc, a.tangent_out, a.state0 are set.
+template <class M, class Integrator, class IntegratorD, class Real>
+VIGOR_HD inline void advance_trajectory_tangent(const M& m, const Integrator& integrator,
+                                                const IntegratorD& integrator_d,
                                                 const SegmentParams<Real>& sp,
                                                 const EnsembleArrays<Real>& a, std::int64_t i) {
-  advance_lanes<ScalarLanes<Real>, true>(m, m, integrator, integrator, sp, a, i, 1);
+  advance_lanes<ScalarLanes<Real>, true>(m, m, integrator_d, integrator, integrator_d, sp, a, i, 1);
 }
 
 }  // namespace vigor::kernels
