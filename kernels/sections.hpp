@@ -66,6 +66,17 @@ VIGOR_HD VIGOR_INLINE Real hermite_slope(Real x0, Real d0, Real x1, Real d1, Rea
 /// for a transversal crossing) Newton converges quadratically; four iterations reach round-off.
 inline constexpr int kSectionNewtonIterations = 4;
 
+/// The state and its rates (StateOps::rates), out of line: the locator evaluates them at four
+/// points, and for a constrained or Lagrangian model the field is a Legendre solve and a multiplier
+/// solve on nested dual numbers, which inlined four times into a GPU kernel made nvcc's optimiser
+/// run for many minutes.
+template <class Ops, class M, class State, class Real>
+VIGOR_HD VIGOR_NOINLINE void rates_out_of_line(const M& m, const State& s, Real t,
+                                               Vec<Real, Ops::kDim>& x,
+                                               Vec<Real, Ops::kDim>& xdot) {
+  Ops::rates(m, s, t, x, xdot);
+}
+
 /// Locate the crossing of component `coord` through `value` inside the step of size h from s0 (at
 /// time t0) to s1. Returns theta in [0, 1] (crossing time t0 + theta h) and the interpolated state
 /// in `out` (Ops::kDim components). Ops is the model's StateOps (kernels/state.hpp).
@@ -74,8 +85,8 @@ VIGOR_HD inline Real locate_crossing(const M& m, const State& s0, const State& s
                                      int coord, Real value, Real h, Vec<Real, Ops::kDim>& out) {
   constexpr int dim = Ops::kDim;
   Vec<Real, dim> x0, d0, x1, d1;
-  Ops::rates(m, s0, t0, x0, d0);
-  Ops::rates(m, s1, t0 + h, x1, d1);
+  rates_out_of_line<Ops>(m, s0, t0, x0, d0);
+  rates_out_of_line<Ops>(m, s1, t0 + h, x1, d1);
   // Pick the section coordinate by unrolled compares (no run-time indexing of registers).
   Real g0 = Real(0), g1 = Real(0), s0c = Real(0), s1c = Real(0);
   VIGOR_UNROLL
@@ -109,6 +120,17 @@ VIGOR_HD inline Real locate_crossing(const M& m, const State& s0, const State& s
 /// Newton iterations on the step size theta h (stage 2 above), from the Hermite guess.
 inline constexpr int kSectionStepIterations = 2;
 
+/// One step of size h from s at time t, out of line. The locator calls it three times: inlined,
+/// the step would be compiled three more times into every engine; inlined once into a rolled
+/// loop, it made nvcc's optimiser run over 20 minutes on one model's kernels (the quaternion rigid
+/// body's, against 4 minutes before the locator; docs/performance.md).
+template <class I, class M, class State, class Real>
+VIGOR_HD VIGOR_NOINLINE State step_out_of_line(const I& integrator, const M& m, State s, Real h,
+                                               Real t) {
+  take_step(integrator, m, s, h, t);
+  return s;
+}
+
 /// Locate the crossing as locate_crossing does, then at the integrator's order: the state is
 /// Phi_{theta h}(s0), one step of the plain `integrator` (not one rebound to dual numbers: the
 /// driver passes the plain one in tangent runs too) of size theta h from s0 at time t0. Returns
@@ -121,15 +143,12 @@ VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, co
   constexpr int dim = Ops::kDim;
   Real th = locate_crossing<Ops>(m, s0, s1, t0, coord, value, h, out);
   State x = s0;
-  // One call of the step, in a loop that is not unrolled: the step is compiled once here, not
-  // three times in every engine (which made a model's CPU engines compile 40 % longer).
-  VIGOR_NO_UNROLL
+  VIGOR_UNROLL
   for (int it = 0; it <= kSectionStepIterations; ++it) {
-    x = s0;
-    take_step(integrator, m, x, th * h, t0);
+    x = step_out_of_line(integrator, m, s0, th * h, t0);
     if (it == kSectionStepIterations) break;  // the state at the final theta
     Vec<Real, dim> xv, dv;
-    Ops::rates(m, x, t0 + th * h, xv, dv);
+    rates_out_of_line<Ops>(m, x, t0 + th * h, xv, dv);
     Real g = Real(0), dg = Real(0);
     VIGOR_UNROLL
     for (int c = 0; c < dim; ++c) {

@@ -46,17 +46,6 @@
 #define VIGOR_UNROLL
 #endif
 
-// No unrolling: a loop whose body inlines a large function (an integrator's step) keeps one copy.
-#if defined(__CUDACC__)
-#define VIGOR_NO_UNROLL _Pragma("unroll 1")
-#elif defined(__clang__)
-#define VIGOR_NO_UNROLL _Pragma("clang loop unroll(disable)")
-#elif defined(__GNUC__)
-#define VIGOR_NO_UNROLL _Pragma("GCC unroll 1")
-#else
-#define VIGOR_NO_UNROLL
-#endif
-
 // True while compiling device code (nvcc's device pass); host passes and g++ see false.
 #if defined(__CUDA_ARCH__)
 #define VIGOR_DEVICE_PASS 1
