@@ -68,8 +68,8 @@ inline constexpr int kSectionNewtonIterations = 4;
 
 /// The state and its rates (StateOps::rates), out of line: the locator evaluates them at four
 /// points, and for a constrained or Lagrangian model the field is a Legendre solve and a multiplier
-/// solve on nested dual numbers, which inlined four times into a GPU kernel made nvcc's optimiser
-/// run for many minutes.
+/// solve on nested dual numbers, too large to inline four times (compile times in
+/// docs/performance.md, "Section points at the integrator's order").
 template <class Ops, class M, class State, class Real>
 VIGOR_HD VIGOR_NOINLINE void rates_out_of_line(const M& m, const State& s, Real t,
                                                Vec<Real, Ops::kDim>& x,
@@ -122,8 +122,8 @@ inline constexpr int kSectionStepIterations = 2;
 
 /// One step of size h from s at time t, out of line. The locator calls it three times: inlined,
 /// the step would be compiled three more times into every engine; inlined once into a rolled
-/// loop, it made nvcc's optimiser run over 20 minutes on one model's kernels (the quaternion rigid
-/// body's, against 4 minutes before the locator; docs/performance.md).
+/// loop, nvcc's optimiser ran for over 15 CPU-minutes on the quaternion rigid body's kernels
+/// (docs/performance.md, "Section points at the integrator's order").
 template <class I, class M, class State, class Real>
 VIGOR_HD VIGOR_NOINLINE State step_out_of_line(const I& integrator, const M& m, State s, Real h,
                                                Real t) {
