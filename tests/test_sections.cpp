@@ -15,6 +15,7 @@
 
 #include "host/backends/ensemble_storage.hpp"
 #include "kernels/driver/advance.hpp"
+#include "kernels/driver/deferred_crossings.hpp"
 #include "kernels/integrators/blanes_moan6.hpp"
 #include "kernels/integrators/kahan_li8.hpp"
 #include "kernels/integrators/midpoint.hpp"
@@ -60,13 +61,25 @@ struct Ensemble : vigor::host::EnsembleStorage<double, std::vector> {
   }
 
   /// One launch over all trajectories, then drain the buffers (hits layout
-  /// [(c * capacity + slot) * n + i], c = 0 the time, then the state).
+  /// [(c * capacity + slot) * n + i], c = 0 the time, then the state). `deferred`: as a GPU
+  /// thread does, store the crossings in the loop and locate them after it
+  /// (kernels/driver/deferred_crossings.hpp).
   template <class I>
-  void launch(const M& m, const I& integrator, vk::SegmentParams<double> sp) {
+  void launch(const M& m, const I& integrator, vk::SegmentParams<double> sp,
+              bool deferred = false) {
     sp.n = n;
     sp.hit_capacity = cap;
     const auto a = arrays();
-    for (std::int64_t i = 0; i < n; ++i) vk::advance_trajectory(m, integrator, sp, a, i);
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (!deferred) {
+        vk::advance_trajectory(m, integrator, sp, a, i);
+        continue;
+      }
+      vk::advance_lanes<vk::DeferredLanes<double>, false>(m, m, integrator, integrator, integrator,
+                                                          sp, a, i, 1);
+      if (sp.section_kind == vk::kSectionPlane)
+        vk::locate_stored_crossings(m, integrator, sp, a, i);
+    }
     for (std::int64_t i = 0; i < n; ++i) {
       for (int s = 0; s < hit_count[std::size_t(i)]; ++s) {
         Hit hit;
@@ -80,10 +93,11 @@ struct Ensemble : vigor::host::EnsembleStorage<double, std::vector> {
 
   /// Launch until every trajectory has reached sp.end_step or stopped (the host's drain loop).
   template <class I>
-  int run(const M& m, const I& integrator, const vk::SegmentParams<double>& sp) {
+  int run(const M& m, const I& integrator, const vk::SegmentParams<double>& sp,
+          bool deferred = false) {
     int launches = 0;
     for (;;) {
-      launch(m, integrator, sp);
+      launch(m, integrator, sp, deferred);
       ++launches;
       bool more = false;
       for (std::int64_t i = 0; i < n; ++i)
@@ -517,6 +531,50 @@ std::array<LD, 5> reference_first_crossing() {
     }
     z = next;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Crossings located after the step loop (kernels/driver/deferred_crossings.hpp, the GPU thread's
+// policy) against crossings located in it (LocateNow, the CPU's scalar path). The locating pass
+// retakes the crossing step from the stored state; compiled as one operation sequence here
+// (-ffp-contract=off), it must reproduce every hit bit for bit, with pauses on a full buffer too.
+// ---------------------------------------------------------------------------------------------
+
+template <class M, class I>
+void expect_deferred_hits_equal(const M& m, const I& integrator,
+                                const std::vector<std::vector<double>>& rows, double h,
+                                std::int64_t steps, int coord) {
+  auto sp = plane(coord, 0.0, vk::kDirBoth, h, steps);
+  Ensemble<M> now(m, rows, 64), later(m, rows, 64), paused(m, rows, 2);
+  EXPECT_EQ(now.run(m, integrator, sp), 1);
+  EXPECT_EQ(later.run(m, integrator, sp, true), 1);
+  EXPECT_GT(paused.run(m, integrator, sp, true), 1);  // every trajectory paused at least once
+  for (std::int64_t i = 0; i < std::int64_t(rows.size()); ++i) {
+    const auto si = std::size_t(i);
+    EXPECT_GE(now.drained[si].size(), 4u) << I::kName << " trajectory " << i;
+    EXPECT_EQ(later.drained[si], now.drained[si]) << I::kName << " trajectory " << i;
+    EXPECT_EQ(paused.drained[si], now.drained[si]) << I::kName << " trajectory " << i;
+    EXPECT_EQ(later.crossings[si], now.crossings[si]);
+    EXPECT_EQ(paused.recorded[si], now.recorded[si]);
+    for (int c = 0; c < Ensemble<M>::kDim; ++c) {
+      EXPECT_EQ(later.q(c, i), now.q(c, i));
+      EXPECT_EQ(paused.q(c, i), now.q(c, i));
+    }
+  }
+}
+
+TEST(Sections, CrossingsLocatedAfterTheLoopMatchLocatedInItBitForBit) {
+  const std::vector<std::vector<double>> hh = {kRegular, {0.0, 0.2, 0.4, -0.1}};
+  expect_deferred_hits_equal(kHH, vk::StormerVerlet<double>{}, hh, 0.01, 3000, 0);
+  expect_deferred_hits_equal(kHH, vk::Yoshida6<double>{}, hh, 0.02, 1500, 0);
+  expect_deferred_hits_equal(kHH, vk::Midpoint<double>{}, hh, 0.01, 3000, 1);
+  // A constrained model: the retaken step is a RATTLE step with its multiplier solve.
+  using P = vigor::models::PendulumCartesian<double>;
+  const double params[3] = {1.0, 1.0, 1.0};
+  const std::vector<std::vector<double>> pendulum = {{std::sin(1.0), -std::cos(1.0), 0.0, 0.0},
+                                                     {std::sin(0.5), -std::cos(0.5), 0.0, 0.0}};
+  expect_deferred_hits_equal(P::from_params(params), vk::Rattle<double>::from_options(nullptr),
+                             pendulum, 0.01, 3000, 0);
 }
 
 /// vigor's first upward crossing of the orbit with integrator `I` at step h: (t, q0, q1, p0, p1).

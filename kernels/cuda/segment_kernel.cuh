@@ -5,8 +5,10 @@
 /// The segment kernel is the ONE fused kernel of DESIGN.md §1: one thread per trajectory, the state
 /// in registers, every time step of the segment inside the kernel, global memory (SoA,
 /// `x[c * n + i]`) touched only to load and store the state and to write section hits. It has no
-/// numerics of its own: each thread calls kernels::advance_trajectory, the very function the CPU
-/// backend calls, so both backends run one copy of the per-trajectory code.
+/// numerics of its own: each thread runs kernels::advance_lanes, the very driver the CPU backend
+/// runs, so both backends run one copy of the per-trajectory code. A thread only stores the
+/// crossings it finds; locate_crossings_kernel, launched right after it, locates them, so that the
+/// locator's registers are not the step loop's (kernels/driver/deferred_crossings.hpp).
 ///
 /// The kernels are templates; they are instantiated per model in the generated
 /// `cuda_<model>.cu` translation units (through host/backends/cuda_engine.cuh).
@@ -22,6 +24,7 @@
 #include "kernels/cuda/check.cuh"
 #include "kernels/cuda/occupancy.cuh"
 #include "kernels/driver/advance.hpp"
+#include "kernels/driver/deferred_crossings.hpp"
 
 namespace vigor::kernels {
 
@@ -39,13 +42,14 @@ inline constexpr int kSegmentBlock = 128;
 /// a few registers each, so larger blocks and full occupancy hide the memory latency.
 inline constexpr int kHelperBlock = 256;
 
-/// Advance every trajectory of the ensemble to sp.end_step (see kernels::advance_trajectory).
+/// Advance every trajectory of the ensemble to sp.end_step (kernels::advance_lanes on one lane,
+/// as kernels::advance_trajectory, with the crossings stored for locate_crossings_kernel).
 /// kSegmentMinBlocks (kernels/cuda/occupancy.cuh) is 0, no register cap, except where measured.
 template <class M, class I, class Real>
 __global__ void __launch_bounds__(kSegmentBlock, kSegmentMinBlocks<M, I, Real>)
     segment_kernel(M m, I integ, SegmentParams<Real> sp, EnsembleArrays<Real> a) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit: n > 2^31
-  if (i < sp.n) advance_trajectory(m, integ, sp, a, i);
+  if (i < sp.n) advance_lanes<DeferredLanes<Real>, false>(m, m, integ, integ, integ, sp, a, i, 1);
 }
 
 /// The same with the tangent map (kernels::advance_trajectory_tangent); ID is the tangent step's
@@ -55,7 +59,17 @@ __global__ void __launch_bounds__(kSegmentBlock)
     segment_tangent_kernel(M m, I integ, ID integ_d, SegmentParams<Real> sp,
                            EnsembleArrays<Real> a) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < sp.n) advance_trajectory_tangent(m, integ, integ_d, sp, a, i);
+  if (i < sp.n)
+    advance_lanes<DeferredLanes<Real>, true>(m, m, integ_d, integ, integ_d, sp, a, i, 1);
+}
+
+/// Locate the crossings the segment kernel stored (kernels::locate_stored_crossings), with the
+/// plain integrator. Its registers are its own: the segment kernel calls none of this code.
+template <class M, class I, class Real>
+__global__ void __launch_bounds__(kSegmentBlock)
+    locate_crossings_kernel(M m, I integ, SegmentParams<Real> sp, EnsembleArrays<Real> a) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < sp.n && a.hit_count[i] > 0) locate_stored_crossings(m, integ, sp, a, i);
 }
 
 /// Initial energies plus the tangent maps' seeds (kernels::initial_energy_tangent).
@@ -113,7 +127,19 @@ inline unsigned grid_blocks(std::int64_t n, int block) {
   return unsigned(blocks);
 }
 
-/// Launch the segment kernel on `stream` (asynchronous; launch errors are thrown here).
+/// After a segment kernel with a plane section: locate the crossings it stored, on the same
+/// stream, so that whatever reads the hits next (the compaction, a drain) sees located ones.
+template <class M, class I, class Real>
+void launch_locate_crossings(const M& m, const I& integ, const SegmentParams<Real>& sp,
+                             const EnsembleArrays<Real>& a, cudaStream_t stream) {
+  if (sp.section_kind != kSectionPlane) return;
+  locate_crossings_kernel<M, I, Real>
+      <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, sp, a);
+  VIGOR_CUDA_CHECK_LAUNCH();
+}
+
+/// Launch the segment kernel on `stream` and, with a plane section, the kernel that locates its
+/// crossings (asynchronous; launch errors are thrown here).
 template <class M, class I, class Real>
 void launch_segment(const M& m, const I& integ, const SegmentParams<Real>& sp,
                     const EnsembleArrays<Real>& a, cudaStream_t stream = nullptr) {
@@ -121,6 +147,7 @@ void launch_segment(const M& m, const I& integ, const SegmentParams<Real>& sp,
   segment_kernel<M, I, Real>
       <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, sp, a);
   VIGOR_CUDA_CHECK_LAUNCH();
+  launch_locate_crossings(m, integ, sp, a, stream);
 }
 
 /// Launch the tangent-map segment kernel on `stream`.
@@ -132,6 +159,7 @@ void launch_segment_tangent(const M& m, const I& integ, const ID& integ_d,
   segment_tangent_kernel<M, I, ID, Real>
       <<<grid_blocks(sp.n, kSegmentBlock), kSegmentBlock, 0, stream>>>(m, integ, integ_d, sp, a);
   VIGOR_CUDA_CHECK_LAUNCH();
+  launch_locate_crossings(m, integ, sp, a, stream);
 }
 
 /// Launch the tangent-map initial kernel on `stream`.
