@@ -20,7 +20,7 @@
 /// next to Verlet on the same backend and precision.
 ///
 ///   vigor-bench [--sizes 1e3,1e4,...] [--steps N] [--backend cpu|cuda|all] [--json FILE] [--quick]
-///               [--no-implicit]
+///               [--no-implicit] [--event-burst L]
 #include <omp.h>
 
 #include <algorithm>
@@ -46,6 +46,7 @@
 #include "bench/reference.hpp"
 #include "host/backends/engine.hpp"
 #include "host/backends/registry.hpp"
+#include "host/backends/test_hooks.hpp"
 #include "vigor/version.hpp"
 
 namespace {
@@ -81,6 +82,7 @@ struct Options {
   double target_seconds = 0.5;       ///< per measurement
   double cpu_budget_seconds = 10.0;  ///< skip a CPU size whose shortest run would take longer
   std::int64_t min_steps = 100;
+  int event_burst = 0;  ///< steps per event burst (0: the engines' own; 1: every step tested)
 };
 
 [[noreturn]] void usage(const std::string& error) {
@@ -89,7 +91,7 @@ struct Options {
   std::fprintf(
       out,
       "usage: vigor-bench [--sizes N,N,...] [--steps N] [--backend cpu|cuda|all]\n"
-      "                   [--json FILE] [--quick] [--no-implicit]\n\n"
+      "                   [--json FILE] [--quick] [--no-implicit] [--event-burst L]\n\n"
       "Trajectory-steps per second of Stormer-Verlet on Henon-Heiles (E = 1/8, section\n"
       "q0 = 0 up), FP64 and FP32, through vigor's engine and a hand-written reference;\n"
       "then the implicit and constrained integrators next to Verlet (bench/implicit_suite.cpp).\n"
@@ -98,7 +100,9 @@ struct Options {
       "  --backend  cpu, cuda or all (default all: cuda only where a device exists)\n"
       "  --json     also write the results and machine info as JSON to FILE\n"
       "  --quick    small sizes and short measurements (a smoke run, < 30 s)\n"
-      "  --no-implicit  skip the table of implicit and constrained integrators\n",
+      "  --no-implicit  skip the table of implicit and constrained integrators\n"
+      "  --event-burst  steps per event burst instead of the engines' own (1: every step\n"
+      "                 tested on its own), to measure the length (docs/performance.md)\n",
       Options{}.target_seconds);
   std::exit(error.empty() ? 0 : 2);
 }
@@ -149,6 +153,8 @@ Options parse_args(int argc, char** argv) {
       o.quick = true;
     } else if (a == "--no-implicit") {
       o.implicit = false;
+    } else if (a == "--event-burst") {
+      o.event_burst = int(parse_count(value(), "--event-burst"));
     } else {
       usage("unknown argument '" + a + "'");
     }
@@ -482,6 +488,7 @@ nlohmann::json row_json(const Row& r) {
 
 int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
+  vigor::host::engine_test_hooks().event_burst = o.event_burst;
   const auto t_start = Clock::now();
 
   bool use_cuda = false;
@@ -563,7 +570,8 @@ int main(int argc, char** argv) {
                       {"energy", kEnergy},
                       {"section", "q0 = 0, up"},
                       {"segment_steps", kSegmentSteps},
-                      {"quick", o.quick}};
+                      {"quick", o.quick},
+                      {"event_burst", o.event_burst}};
     j["machine"] = {{"cpu", cpu_model()},
                     {"hardware_threads", std::thread::hardware_concurrency()},
                     {"openmp_threads", omp_get_max_threads()},

@@ -243,6 +243,50 @@ TEST(Simd, BurstsBetweenChecksFreezeLikePerStepTesting) {
   }
 }
 
+TEST(Simd, EventBurstsMatchPerStepTesting) {
+  // With a plane section, an escape radius or H checked every step, the driver runs up to
+  // sp.event_burst steps with those tests folded into one flag per lane and retakes a flagged
+  // burst step by step (kernels/driver/advance.hpp). Everything must equal per-step testing
+  // (EngineTestHooks::per_step) bit for bit, on the scalar path (the GPU's driver) and on the
+  // block path: the located crossings, escapes, orbits frozen on a non-finite state, the maxima,
+  // the check schedule (every 7 steps: bursts hold checks inside), and pauses on a one-slot
+  // buffer. The box mixes bounded orbits (crossings every few hundred steps) with orbits above the
+  // escape energy, which leave through the radius or, without one, run off to infinity.
+  const std::string wild = R"({
+    "model": {"name": "henon_heiles"}, "integrator": {"name": "INTEGRATOR", "dt": 0.04},
+    "steps": 3000, "segment_steps": 1100, "precision": "PRECISION",
+    "ensemble": {"random_box": {"lo": [-0.1, -0.5, -0.4, -0.4], "hi": [0.1, 0.7, 1.0, 1.0],
+                                "count": 45, "seed": 11}},
+    EVENTS, "output": {"dir": "unused"}})";
+  const char* events[] = {
+      R"("section": {"coordinate": "q0", "direction": "both"}, "escape_radius": 2.0)",
+      R"("section": {"coordinate": "q1", "direction": "up"})", R"("escape_radius": 3.0)",
+      R"("diagnostics": {"conservation_every": 1})",
+      R"("section": {"coordinate": "p0", "direction": "down"},
+         "diagnostics": {"conservation_every": 7})"};
+  for (const char* integ : {"verlet", "yoshida4", "rk4"}) {
+    for (const char* prec : {"double", "float"}) {
+      for (const char* ev : events) {
+        const std::string job =
+            with(with(with(wild, "INTEGRATOR", integ), "PRECISION", prec), "EVENTS", ev);
+        for (const std::size_t budget : {std::size_t(64) << 20, std::size_t(1)}) {
+          SCOPED_TRACE(std::string(integ) + " " + prec + " " + ev + " budget " +
+                       std::to_string(budget));
+          const Outcome per_step = run(job, false, budget, false);
+          expect_identical(run(job, false, budget), per_step, 45);
+          expect_identical(run(job, true, budget), per_step, 45);
+          expect_identical(run(job, true, budget, false), per_step, 45);
+          // The job has events to retake: crossings or stops.
+          std::int64_t events_seen = 0;
+          for (std::size_t i = 0; i < 45; ++i)
+            events_seen += per_step.final.crossings[i] + (per_step.final.status[i] != 0);
+          EXPECT_GT(events_seen, 20);
+        }
+      }
+    }
+  }
+}
+
 TEST(Simd, ConservationChecksEveryKStepsMatchTheScalarPath) {
   // diagnostics.conservation_every = 7 divides neither the segment (1500 steps) nor the run:
   // checks fall on multiples of each trajectory's own step count. A one-slot buffer pauses lanes

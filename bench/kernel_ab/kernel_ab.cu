@@ -94,8 +94,16 @@ R* device_zeros(std::size_t n) {
   return p;
 }
 
+/// SegmentParams::event_burst where the tree has it (the driver's event bursts); older trees run
+/// the case per step, as they always did.
+template <class SP>
+void set_event_burst(SP& sp, int steps) {
+  if constexpr (requires { sp.event_burst; }) sp.event_burst = steps;
+}
+
 template <class M, class I, class R>
-void run_case(const char* name, Kind kind, long n, long steps, bool section, bool bare) {
+void run_case(const char* name, Kind kind, long n, long steps, bool section, bool bare,
+              int event_burst = 0) {
   const M m = model_with_defaults<M>();
   const I integ = integrator_with_defaults<I>();
   constexpr int kDim = kernels::StateOps<M, R>::kDim;
@@ -117,6 +125,7 @@ void run_case(const char* name, Kind kind, long n, long steps, bool section, boo
     sp.max_recorded = std::int64_t(1) << 40;
   }
   if (bare) sp.conservation_every = steps;
+  set_event_burst(sp, event_burst);
   const std::size_t un = std::size_t(n);
   kernels::EnsembleArrays<R> a;
   R* start = device_zeros<R>(host.size());
@@ -158,11 +167,15 @@ void run_case(const char* name, Kind kind, long n, long steps, bool section, boo
   cudaMemcpy(taken.data(), a.step, un * sizeof(std::int64_t), cudaMemcpyDeviceToHost);
   double done = 0;
   for (const std::int64_t k : taken) done += double(k);
+  std::vector<std::int64_t> crossed(un);
+  cudaMemcpy(crossed.data(), a.crossings, un * sizeof(std::int64_t), cudaMemcpyDeviceToHost);
+  long long crossings = 0;
+  for (const std::int64_t c : crossed) crossings += c;
   std::sort(ms.begin(), ms.end());
   const double work = double(n) * double(steps);
-  std::printf("%-26s best %.4e  median %.4e traj-steps/s  steps taken %.4f  %s\n", name,
-              work / (ms.front() * 1e-3), work / (ms[ms.size() / 2] * 1e-3), done / work,
-              cudaGetErrorString(cudaGetLastError()));
+  std::printf("%-30s best %.4e  median %.4e traj-steps/s  steps taken %.4f  crossings %lld  %s\n",
+              name, work / (ms.front() * 1e-3), work / (ms[ms.size() / 2] * 1e-3), done / work,
+              crossings, cudaGetErrorString(cudaGetLastError()));
   for (void* p :
        {static_cast<void*>(start), static_cast<void*>(a.state), static_cast<void*>(a.energy0),
         static_cast<void*>(a.energy_error), static_cast<void*>(a.momentum0),
@@ -193,6 +206,24 @@ int main() {
                                                                2000, true, false);
   run_case<HenonHeiles<float>, StormerVerlet<float>, float>("HH verlet fp32 section", hh, n, 2000,
                                                             true, false);
+  // Event bursts of 4 .. 32 steps (SegmentParams::event_burst; per step on trees without them).
+  run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 section ev4", hh, n,
+                                                               2000, true, false, 4);
+  run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 section ev8", hh, n,
+                                                               2000, true, false, 8);
+  run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 section ev16", hh, n,
+                                                               2000, true, false, 16);
+  run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 section ev32", hh, n,
+                                                               2000, true, false, 32);
+  run_case<HenonHeiles<float>, StormerVerlet<float>, float>("HH verlet fp32 section ev8", hh, n,
+                                                            2000, true, false, 8);
+  run_case<HenonHeiles<float>, StormerVerlet<float>, float>("HH verlet fp32 section ev16", hh, n,
+                                                            2000, true, false, 16);
+  // H after every step, no section: per step, and in event bursts.
+  run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 H every step", hh, n,
+                                                               4000, false, false);
+  run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 H every ev16", hh, n,
+                                                               4000, false, false, 16);
   run_case<HenonHeiles<double>, StormerVerlet<double>, double>("HH verlet fp64 bare", hh, n, 4000,
                                                                false, true);
   run_case<HenonHeiles<float>, StormerVerlet<float>, float>("HH verlet fp32 bare", hh, n, 4000,

@@ -16,6 +16,11 @@
 
 namespace vigor::host {
 
+/// Steps per event burst (kernels::SegmentParams::event_burst): a burst with an event in it is
+/// taken twice, so the length trades the tests saved per step against the retaken steps;
+/// measured in docs/performance.md ("Events in bursts").
+inline constexpr int kEventBurstSteps = 8;
+
 /// The kernels' parameters of a segment of n trajectories of the integration, with `hit_capacity`
 /// section-buffer slots each (end_step is set per launch); `bursts` false only for the tests'
 /// per-step reference (EngineTestHooks::per_step).
@@ -36,6 +41,7 @@ kernels::SegmentParams<Real> segment_params(const Integration& s, std::int64_t n
   p.newton_tolerance = s.newton_tolerance > 0 ? Real(s.newton_tolerance) : Real(-1);
   p.conservation_every = s.conservation_every > 0 ? s.conservation_every : 1;
   p.bursts = bursts;
+  p.event_burst = kEventBurstSteps;
   return p;
 }
 
@@ -62,6 +68,7 @@ struct EngineSetup {
         params(segment_params<Real>(
             s, n, choose_hit_capacity(s.section, n, kDim, sizeof(Real), hit_budget),
             !hooks.per_step)) {
+    if (hooks.event_burst > 0) params.event_burst = hooks.event_burst;
     kernels::set_newton_iterations(integrator, s.newton_iterations);
     kernels::set_newton_iterations(tangent_step, s.newton_iterations);
   }

@@ -1,6 +1,7 @@
 /// @file test_hooks.hpp
-/// @brief Switches the test suite uses to hold the engines to their references. Nothing in a run
-/// sets them; an engine reads them when it is constructed.
+/// @brief Switches the test suite uses to hold the engines to their references, and a benchmark
+/// uses to sweep a tuning constant. Nothing in a run sets them; an engine reads them when it is
+/// constructed.
 #pragma once
 
 namespace vigor::host {
@@ -12,6 +13,9 @@ struct EngineTestHooks {
   /// Every step tested on its own (kernels::SegmentParams::bursts = false), the reference the
   /// burst tests hold the bursts to.
   bool per_step = false;
+  /// Steps per event burst instead of kEventBurstSteps (host/backends/engine_common.hpp), where
+  /// > 0; bench/event_bursts sweeps it.
+  int event_burst = 0;
 };
 
 /// The process's hooks (all off unless a test sets them).

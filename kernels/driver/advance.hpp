@@ -32,6 +32,16 @@
 /// lane at its step; bursts resume after it. Same operations in the same order: the results are
 /// bit-identical to per-step testing (SegmentParams::bursts = false, the tests' reference).
 ///
+/// Event bursts: where something is tested after every step (a plane section, an escape radius,
+/// H at every step; segment_allows_event_bursts), up to sp.event_burst steps run with only
+/// branch-free bookkeeping — the checks' maxima folded as the per-step path folds them, and one
+/// flag per lane for "something may have happened" (a sign change of the section function, |q|
+/// past the radius, a non-finite |H - H0| or state). A burst with no flag stands; a flagged one is
+/// undone and taken again step by step, which records the crossing, the escape or the freeze
+/// exactly. Crossings come every few hundred steps, so few bursts are retaken; the retaken share
+/// grows with the burst length and, on a block or a GPU warp, with the lanes that share it, which
+/// is what the length trades against (docs/performance.md, "Events in bursts").
+///
 /// With kTangent the lanes also carry the tangent map (kernels/tangent.hpp): the integrator runs
 /// on the dual state, the primal state is read off it after every step (so the policy above is
 /// unchanged), the chaos accumulators advance with it, and a retiring lane writes its partials
@@ -322,9 +332,38 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
     return stopped;
   };
 
+  // A conservation check's maxima: |H - H0| (de) and the momentum maps' errors of the lanes due.
+  // Lanes not due keep their maxima (their H was not a check's); stopped lanes' values are never
+  // read again.
+  const auto fold_check = [&](auto bc, const State& x, const P& de,
+                              Bits due_sub) VIGOR_LAMBDA_INLINE {
+    constexpr int b = decltype(bc)::value;
+    const auto fold = [&](const P& m, const P& v) VIGOR_LAMBDA_INLINE {
+      return due_sub == L::kSub ? max_of(m, v) : L::select_bits(due_sub, max_of(m, v), m);
+    };
+    emax[b] = fold(emax[b], de);
+    if constexpr (kMaps > 0) {
+      const auto J = Ops::momentum(mp, x);
+      VIGOR_UNROLL
+      for (int c = 0; c < kMaps; ++c) jmax[b] = fold(jmax[b], abs(J[c] - j0[b][c]));
+    }
+  };
+
+  // The lanes whose state has a non-finite component: the test that ends a burst.
+  const auto nonfinite_lanes = [&]() VIGOR_LAMBDA_INLINE {
+    Bits bad = 0;
+    for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+      constexpr int b = decltype(bc)::value;
+      bad |= (~L::finite_bits(state_nan_probe<Ops>(s[b])) & L::kSub) << (b * W);
+    });
+    return bad;
+  };
+
   CheckSchedule<L> checks;
   checks.init(sp.conservation_every, r.k0, it, r.active, valid);
   [[maybe_unused]] const bool bursts = kBurstable<IP, kTangent> && segment_allows_bursts(sp);
+  [[maybe_unused]] const bool event_bursts =
+      kBurstable<IP, kTangent> && segment_allows_event_bursts(sp);
   [[maybe_unused]] std::int64_t per_step_until = 0;  // after an undone burst: one at a time
   // Iterations every active lane can still take before one reaches end_step. On one lane it is
   // end_step - it, read where needed rather than carried through the loop (a register fewer).
@@ -368,12 +407,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
                         L::template step_times<MP>(r.k0 + sh, valid - sh, it + j, h));
             });
           }
-          Bits finite = 0;
-          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
-            constexpr int b = decltype(bc)::value;
-            finite |= (L::finite_bits(state_nan_probe<Ops>(s[b])) & L::kSub) << (b * W);
-          });
-          if ((r.active & ~finite) == 0) {
+          if ((r.active & nonfinite_lanes()) == 0) {
             it += len;
             horizon_left -= len;
             if (L::NB == 1 && horizon() == 0) break;
@@ -383,6 +417,68 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
             constexpr int b = decltype(bc)::value;
             s[b] = start[b];
           });
+          per_step_until = it + len;
+        }
+      }
+      // Event bursts: the segment tests something after every step. Up to sp.event_burst steps
+      // run with those tests folded into one flag per lane — a crossing of the plane, |q| past
+      // the escape radius, a non-finite |H - H0| at a check — and the checks' maxima folded as
+      // the per-step path folds them. A burst with no flag stands as it is: the per-step path
+      // would have found nothing in it either. A flagged burst is undone (the states, the
+      // section distances, the maxima and the check schedule as they were at its start) and
+      // taken again step by step, which handles the event at its step.
+      if (event_bursts && it >= per_step_until) {
+        const std::int64_t len = min_of(std::int64_t(sp.event_burst), horizon());
+        if (len > 0) {
+          State start[B];
+          P g_start[B], emax_start[B], jmax_start[B];
+          const CheckSchedule<L> checks_start = checks;
+          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+            constexpr int b = decltype(bc)::value;
+            start[b] = s[b];
+            g_start[b] = gp[b];
+            emax_start[b] = emax[b];
+            jmax_start[b] = jmax[b];
+          });
+          Bits flag = 0;
+          for (std::int64_t j = 0; j < len; ++j) {
+            Bits due;
+            const bool check = checks.advance(it + j, sp.conservation_every, r.active, valid, due);
+            for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+              constexpr int b = decltype(bc)::value;
+              constexpr int sh = b * W;
+              if (B > 1 && (r.active & (L::kSub << sh)) == 0) return;  // a stopped sub-block
+              State& x = s[b];
+              take_step(ip, mp, x, hp,
+                        L::template step_times<MP>(r.k0 + sh, valid - sh, it + j, h));
+              if (check) {
+                const Bits due_sub = (due >> sh) & L::kSub;
+                const P de = abs(Ops::energy(mp, x) - e0[b]);
+                fold_check(bc, x, de, due_sub);
+                flag |= (~L::finite_bits(de) & due_sub) << sh;
+              }
+              if (plane) {
+                const P g = Ops::component(x, coord) - P(value);
+                flag |= crossing_lanes<L>(gp[b], g, direction) << sh;
+                gp[b] = g;
+              }
+              if (escape_on) flag |= escaped_lanes<L, Ops>(x, escape2) << sh;
+            });
+          }
+          if ((r.active & (flag | nonfinite_lanes())) == 0) {
+            it += len;
+            horizon_left -= len;
+            if (L::NB == 1 && horizon() == 0) break;
+            continue;
+          }
+          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+            constexpr int b = decltype(bc)::value;
+            s[b] = start[b];
+            gp[b] = g_start[b];
+            emax[b] = emax_start[b];
+            jmax[b] = jmax_start[b];
+          });
+          checks = checks_start;
           per_step_until = it + len;
         }
       }
@@ -436,19 +532,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
         }
       }
       if constexpr (kTangent) acc.template after_step<TOps>(sd, it);
-      if (check) {
-        // Lanes not due keep their maxima (their H was not a check's); stopped lanes' values are
-        // never read again.
-        const auto fold = [&](const P& m, const P& v) VIGOR_LAMBDA_INLINE {
-          return due_sub == L::kSub ? max_of(m, v) : L::select_bits(due_sub, max_of(m, v), m);
-        };
-        emax[b] = fold(emax[b], de);
-        if constexpr (kMaps > 0) {
-          const auto J = Ops::momentum(mp, x);
-          VIGOR_UNROLL
-          for (int c = 0; c < kMaps; ++c) jmax[b] = fold(jmax[b], abs(J[c] - j0[b][c]));
-        }
-      }
+      if (check) fold_check(bc, x, de, due_sub);
       if constexpr (kSolves) rmax[b] = max_of(rmax[b], residual);
       const Bits live = r.active & (L::kSub << sh);  // without the lanes frozen above
 

@@ -39,6 +39,11 @@ struct SegmentParams {
   /// tested (kernels/driver/advance.hpp); false forces per-step testing, the reference the tests
   /// hold the bursts to (same results, bit for bit).
   bool bursts = true;
+  /// Steps per event burst (kernels/driver/advance.hpp): with a plane section, an escape radius
+  /// or checks every step, up to this many steps run back to back with their tests folded into
+  /// one flag, and a burst whose flag is set is retaken step by step. 0: every step is tested on
+  /// its own. Set per backend (host/backends/engine_common.hpp, kEventBurstSteps).
+  int event_burst = 0;
 };
 
 /// Whether a segment tests nothing between its conservation checks (no section, no escape radius),
@@ -49,6 +54,15 @@ template <class Real>
 VIGOR_HD VIGOR_INLINE bool segment_allows_bursts(const SegmentParams<Real>& sp) {
   return sp.bursts && sp.conservation_every > 1 && sp.section_kind == kSectionNone &&
          !(sp.escape_radius2 > Real(0));
+}
+
+/// Whether a segment that tests something every step (a plane section, an escape radius, or
+/// checks at every step) may run its steps as event bursts: not with a stroboscopic section,
+/// whose samples are written at fixed steps, and not where quiet bursts apply.
+template <class Real>
+VIGOR_HD VIGOR_INLINE bool segment_allows_event_bursts(const SegmentParams<Real>& sp) {
+  return sp.bursts && sp.event_burst > 1 && sp.section_kind != kSectionStroboscopic &&
+         !segment_allows_bursts(sp);
 }
 
 /// Structure-of-arrays ensemble storage (device or host pointers).
