@@ -581,6 +581,27 @@ TEST_F(CudaBackend, HenonHeilesBurstsBetweenChecksMatchCpu) {
   }
 }
 
+// A section, an escape radius and H at every step (the section survey's default): the GPU runs
+// event bursts (kernels/driver/advance.hpp), and a burst with a crossing or an escape in it is
+// undone and retaken step by step. Against per-step testing on the GPU itself: the same statuses,
+// steps, crossings and hits, and the orbits to round-off (nvcc contracts the two loops' steps
+// differently, as above; the CPU holds them to the bit, Simd.EventBurstsMatchPerStepTesting). Three
+// slots per trajectory, so the bursts meet pauses on full buffers too; the escaping orbit leaves
+// inside a burst.
+TEST_F(CudaBackend, EventBurstsMatchPerStepTestingOnTheGpu) {
+  const Case c = henon_heiles_case("verlet");
+  Case per_step = c;
+  per_step.bursts = false;
+  const Ensemble ens = henon_heiles_ensemble();
+  for (const Precision prec : {Precision::kDouble, Precision::kFloat}) {
+    SCOPED_TRACE(prec == Precision::kDouble ? "GPU event bursts vs per-step, FP64" : "FP32");
+    const Outcome b = run_engine(c, ens, prec, BackendKind::kCuda);
+    const Outcome p = run_engine(per_step, ens, prec, BackendKind::kCuda);
+    expect_agree(b, p, ens, prec == Precision::kDouble ? kFp64 : kFp32);
+    EXPECT_EQ(b.final.status[std::size_t(ens.escaping)], kStatusEscaped);
+  }
+}
+
 // The section on (so no bursts: every step between checks is tested for non-finite values) and H
 // every 5 steps: the everyday GPU path with conservation_every > 1. Orbits, hits and energy maxima
 // agree with the CPU as with a check every step. Written after ptxas miscompiled the one-lane
