@@ -62,6 +62,26 @@ VIGOR_HD VIGOR_INLINE Real hermite_slope(Real x0, Real d0, Real x1, Real d1, Rea
          (Real(3) * th2 - Real(4) * th + Real(1)) * d0 + (Real(3) * th2 - Real(2) * th) * d1;
 }
 
+/// One Newton iteration on theta for a root of g between lo and hi, kept inside that bracket: the
+/// bracket first shrinks to the side of theta where g changes sign (g0: g's value at theta = 0),
+/// and an iterate that would leave it (or a vanishing slope) is replaced by the bracket's midpoint.
+/// Where g bends inside the step — a crossing close to a turning point of the section coordinate —
+/// plain Newton from the linear guess can leave [0, 1]; clamped to 0 it once returned the state
+/// "at theta = 0", a step of size 0, which the midpoint rule on a Lagrangian turns into 0/0.
+/// Where Newton stays inside the bracket, the iterate is Newton's. (select, not a branch: the same
+/// code locates W crossings side by side in a Pack.)
+template <class Real>
+VIGOR_HD VIGOR_INLINE Real safeguarded_newton(const Real& g0, const Real& g, const Real& dg,
+                                              const Real& th, Real& lo, Real& hi) {
+  const auto root_above = g * g0 > Real(0);  // g still has g(0)'s sign at th
+  lo = select(root_above, th, lo);
+  hi = select(root_above, hi, th);
+  const Real next = th - select(dg != Real(0), g / dg, Real(0));
+  // Closed bracket (a converged iterate may round onto its end), but never theta = 0.
+  const auto inside = (next >= lo) & (next <= hi) & (next > Real(0));
+  return select(inside, next, Real(0.5) * (lo + hi));
+}
+
 /// Number of Newton iterations on the Hermite cubic. From the linear guess (error O(h^2) in theta
 /// for a transversal crossing) Newton converges quadratically; four iterations reach round-off.
 inline constexpr int kSectionNewtonIterations = 4;
@@ -99,14 +119,12 @@ VIGOR_HD inline Real locate_crossing(const M& m, const State& s0, const State& s
     }
   }
   Real th = g0 / (g0 - g1);
+  Real lo(0), hi(1);
   VIGOR_UNROLL
   for (int it = 0; it < kSectionNewtonIterations; ++it) {
     const Real g = hermite(g0, s0c, g1, s1c, th);
     const Real dg = hermite_slope(g0, s0c, g1, s1c, th);
-    // A vanishing slope (tangential crossing) keeps the current iterate instead of dividing by 0.
-    // (select, not a branch: the same code locates W crossings side by side in a Pack.)
-    const Real delta = select(dg != Real(0), g / dg, Real(0));
-    th = min_of(Real(1), max_of(Real(0), th - delta));
+    th = safeguarded_newton(g0, g, dg, th, lo, hi);
   }
   VIGOR_UNROLL
   for (int c = 0; c < dim; ++c) out[c] = hermite(x0[c], h * d0[c], x1[c], h * d1[c], th);
@@ -142,6 +160,9 @@ VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, co
   static_assert(!is_dual_v<real_t<I>>, "crossings are located with the plain integrator");
   constexpr int dim = Ops::kDim;
   Real th = locate_crossing<Ops>(m, s0, s1, t0, coord, value, h, out);
+  // g at theta = 0 and the bracket of the root: theta stays in (0, 1], never a step of size 0.
+  const Real g0 = Ops::component(s0, coord) - value;
+  Real lo(0), hi(1);
   State x = s0;
   VIGOR_UNROLL
   for (int it = 0; it <= kSectionStepIterations; ++it) {
@@ -157,8 +178,7 @@ VIGOR_HD inline Real locate_crossing_by_step(const I& integrator, const M& m, co
         dg = h * dv[c];
       }
     }
-    const Real delta = select(dg != Real(0), g / dg, Real(0));
-    th = min_of(Real(1), max_of(Real(0), th - delta));
+    th = safeguarded_newton(g0, g, dg, th, lo, hi);
   }
   out = Ops::as_vector(x);
   VIGOR_UNROLL

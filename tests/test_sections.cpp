@@ -27,6 +27,7 @@
 #include "models/harmonic_oscillator.hpp"
 #include "models/henon_heiles.hpp"
 #include "models/pendulum_cartesian.hpp"
+#include "models/rigid_body_quaternion.hpp"
 
 namespace {
 
@@ -575,6 +576,23 @@ TEST(Sections, CrossingsLocatedAfterTheLoopMatchLocatedInItBitForBit) {
                                                      {std::sin(0.5), -std::cos(0.5), 0.0, 0.0}};
   expect_deferred_hits_equal(P::from_params(params), vk::Rattle<double>::from_options(nullptr),
                              pendulum, 0.01, 3000, 0);
+  // A constrained Lagrangian (the quaternion rigid body under midpoint): non-separable, so its
+  // stored state carries no force, and the step solves for the velocity and the multiplier. Body
+  // 8 has a crossing where q1 turns inside the step (g = -1.4e-5 before it, 2.5e-4 after): plain
+  // Newton left [0, 1] there, and the step of size 0 it was clamped to gave a NaN hit (NaN hits
+  // fail the comparison, as NaN != NaN; kernels::safeguarded_newton).
+  using Q = vigor::models::RigidBodyQuaternion<double>;
+  const double inertia[3] = {1.0, 2.0, 3.0};
+  const Q body = Q::from_params(inertia);
+  std::vector<std::vector<double>> bodies;
+  for (const int i : {0, 1, 8}) {
+    const double w1 = 0.3 * std::sin(0.7 * i), w2 = 3.0 + 0.05 * i, w3 = 4.0 - 0.03 * i;
+    vk::Vec<double, 4> q{{1.0, 0.0, 0.0, 0.0}}, v{{0.0, 0.5 * w1, 0.5 * w2, 0.5 * w3}}, p;
+    vk::Mat<double, 4> mass;
+    vk::momentum_and_mass(body, q, v, p, mass);
+    bodies.push_back({q[0], q[1], q[2], q[3], p[0], p[1], p[2], p[3]});
+  }
+  expect_deferred_hits_equal(body, vk::Midpoint<double>{}, bodies, 0.01, 3000, 1);
 }
 
 /// vigor's first upward crossing of the orbit with integrator `I` at step h: (t, q0, q1, p0, p1).
