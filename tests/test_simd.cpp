@@ -30,11 +30,12 @@ struct Outcome {
 };
 
 Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20,
-            bool bursts = true) {
+            bool bursts = true, int event_burst = 0) {
   const Job job = parse_job(text);
   EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
   r.hit_buffer_bytes = hit_budget;
-  const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, /*per_step=*/!bursts);
+  const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, /*per_step=*/!bursts,
+                                            event_burst);
   auto e = make_engine(job.integration, r, BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
   Outcome o;
@@ -246,12 +247,14 @@ TEST(Simd, BurstsBetweenChecksFreezeLikePerStepTesting) {
 TEST(Simd, EventBurstsMatchPerStepTesting) {
   // With a plane section, an escape radius or H checked every step, the driver runs up to
   // sp.event_burst steps with those tests folded into one flag per lane and retakes a flagged
-  // burst step by step (kernels/driver/advance.hpp). Everything must equal per-step testing
-  // (EngineTestHooks::per_step) bit for bit, on the scalar path (the GPU's driver) and on the
-  // block path: the located crossings, escapes, orbits frozen on a non-finite state, the maxima,
-  // the check schedule (every 7 steps: bursts hold checks inside), and pauses on a one-slot
-  // buffer. The box mixes bounded orbits (crossings every few hundred steps) with orbits above the
-  // escape energy, which leave through the radius or, without one, run off to infinity.
+  // burst step by step (kernels/driver/advance.hpp). The GPU runs them by default, the CPU only
+  // when asked (EngineTestHooks::event_burst; its SIMD blocks are faster per step). Everything
+  // must equal per-step testing (EngineTestHooks::per_step) bit for bit, with bursts of 8 and 3
+  // steps, on the scalar path (the GPU's driver) and on the block path: the located crossings,
+  // escapes, orbits frozen on a non-finite state, the maxima, the check schedule (every 7 steps:
+  // bursts hold checks inside), and pauses on a one-slot buffer. The box mixes bounded orbits
+  // (crossings every few hundred steps) with orbits above the escape energy, which leave through
+  // the radius or, without one, run off to infinity.
   const std::string wild = R"({
     "model": {"name": "henon_heiles"}, "integrator": {"name": "INTEGRATOR", "dt": 0.04},
     "steps": 3000, "segment_steps": 1100, "precision": "PRECISION",
@@ -273,8 +276,10 @@ TEST(Simd, EventBurstsMatchPerStepTesting) {
           SCOPED_TRACE(std::string(integ) + " " + prec + " " + ev + " budget " +
                        std::to_string(budget));
           const Outcome per_step = run(job, false, budget, false);
-          expect_identical(run(job, false, budget), per_step, 45);
-          expect_identical(run(job, true, budget), per_step, 45);
+          for (const int burst : {8, 3}) {
+            expect_identical(run(job, false, budget, true, burst), per_step, 45);
+            expect_identical(run(job, true, budget, true, burst), per_step, 45);
+          }
           expect_identical(run(job, true, budget, false), per_step, 45);
           // The job has events to retake: crossings or stops.
           std::int64_t events_seen = 0;

@@ -106,7 +106,8 @@ class CpuEngine final : public Engine {
       throw std::invalid_argument("CpuEngine::upload: expected " + std::to_string(kDim) + " x " +
                                   std::to_string(n) + " state values, got " +
                                   std::to_string(state_soa.size()));
-    setup_ = std::make_unique<Setup>(integration_, n, resources_.hit_buffer_bytes, hooks_);
+    setup_ = std::make_unique<Setup>(integration_, n, resources_.hit_buffer_bytes, hooks_,
+                                     kCpuEventBurstSteps);
     n_ = n;
     store_.allocate(n, kDim, kMaps, setup_->params.hit_capacity);
     if (integration_.tangent && !kTangent)

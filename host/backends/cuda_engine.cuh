@@ -120,7 +120,7 @@ class CudaEngine final : public Engine {
                                   std::to_string(state_soa.size()));
     bind();
     setup_ = std::make_unique<EngineSetup<M, I, Real>>(integration_, n, resources_.hit_buffer_bytes,
-                                                       hooks_);
+                                                       hooks_, kGpuEventBurstSteps);
     n_ = n;
     const std::size_t un = std::size_t(n);
     const int cap = setup_->params.hit_capacity;

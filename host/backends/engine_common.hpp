@@ -16,10 +16,16 @@
 
 namespace vigor::host {
 
-/// Steps per event burst (kernels::SegmentParams::event_burst): a burst with an event in it is
-/// taken twice, so the length trades the tests saved per step against the retaken steps;
-/// measured in docs/performance.md ("Events in bursts").
-inline constexpr int kEventBurstSteps = 8;
+/// Steps per event burst (kernels::SegmentParams::event_burst), per backend: a burst with an
+/// event in it is taken twice, so the length trades the tests saved per step against the retaken
+/// steps, and a block of lanes (a GPU warp, a CPU block) retakes when any of its lanes has an
+/// event. Measured (docs/performance.md, "Events in bursts"): on a GPU 8 steps gain 6 % on the
+/// section kernel and 33 % (16 steps) where H alone is checked every step; on the CPU's SIMD
+/// blocks, whose per-step tests are lane masks already, every length was slower (-11 % at 8), so
+/// the CPU tests every step. The CPU's scalar lanes still run the GPU's form in the tests
+/// (EngineTestHooks).
+inline constexpr int kCpuEventBurstSteps = 0;
+inline constexpr int kGpuEventBurstSteps = 8;
 
 /// The kernels' parameters of a segment of n trajectories of the integration, with `hit_capacity`
 /// section-buffer slots each (end_step is set per launch); `bursts` false only for the tests'
@@ -41,7 +47,6 @@ kernels::SegmentParams<Real> segment_params(const Integration& s, std::int64_t n
   p.newton_tolerance = s.newton_tolerance > 0 ? Real(s.newton_tolerance) : Real(-1);
   p.conservation_every = s.conservation_every > 0 ? s.conservation_every : 1;
   p.bursts = bursts;
-  p.event_burst = kEventBurstSteps;
   return p;
 }
 
@@ -60,15 +65,17 @@ struct EngineSetup {
   TangentStep tangent_step;
   kernels::SegmentParams<Real> params;
 
+  /// event_burst: the backend's steps per event burst (kCpuEventBurstSteps, kGpuEventBurstSteps);
+  /// EngineTestHooks::event_burst overrides it.
   EngineSetup(const Integration& s, std::int64_t n, std::size_t hit_budget,
-              const EngineTestHooks& hooks)
+              const EngineTestHooks& hooks, int event_burst)
       : model(M::from_params(s.params.data())),
         integrator(I::from_options(s.options.data())),
         tangent_step(TangentStep::from_options(s.options.data())),
         params(segment_params<Real>(
             s, n, choose_hit_capacity(s.section, n, kDim, sizeof(Real), hit_budget),
             !hooks.per_step)) {
-    if (hooks.event_burst > 0) params.event_burst = hooks.event_burst;
+    params.event_burst = hooks.event_burst > 0 ? hooks.event_burst : event_burst;
     kernels::set_newton_iterations(integrator, s.newton_iterations);
     kernels::set_newton_iterations(tangent_step, s.newton_iterations);
   }

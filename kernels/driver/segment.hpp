@@ -42,7 +42,7 @@ struct SegmentParams {
   /// Steps per event burst (kernels/driver/advance.hpp): with a plane section, an escape radius
   /// or checks every step, up to this many steps run back to back with their tests folded into
   /// one flag, and a burst whose flag is set is retaken step by step. 0: every step is tested on
-  /// its own. Set per backend (host/backends/engine_common.hpp, kEventBurstSteps).
+  /// its own. Set per backend (host/backends/engine_common.hpp, kGpuEventBurstSteps).
   int event_burst = 0;
 };
 
