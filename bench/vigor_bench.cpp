@@ -82,7 +82,7 @@ struct Options {
   double target_seconds = 0.5;       ///< per measurement
   double cpu_budget_seconds = 10.0;  ///< skip a CPU size whose shortest run would take longer
   std::int64_t min_steps = 100;
-  int event_burst = 0;  ///< steps per event burst (0: the engines' own; 1: every step tested)
+  int event_burst = 0;  ///< GPU steps per event burst (0: the engines' own; 1: every step tested)
 };
 
 [[noreturn]] void usage(const std::string& error) {
@@ -101,8 +101,9 @@ struct Options {
       "  --json     also write the results and machine info as JSON to FILE\n"
       "  --quick    small sizes and short measurements (a smoke run, < 30 s)\n"
       "  --no-implicit  skip the table of implicit and constrained integrators\n"
-      "  --event-burst  steps per event burst instead of the engines' own (1: every step\n"
-      "                 tested on its own), to measure the length (docs/performance.md)\n",
+      "  --event-burst  steps per event burst instead of the GPU engines' own (1: every\n"
+      "                 step tested on its own), to measure the length (docs/performance.md);\n"
+      "                 the CPU engines test every step and ignore it\n",
       Options{}.target_seconds);
   std::exit(error.empty() ? 0 : 2);
 }

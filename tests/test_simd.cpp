@@ -12,11 +12,17 @@
 #include <vector>
 
 #include "engine_hooks.hpp"
+#include "host/backends/cpu_engine.hpp"
+#include "host/backends/engine_factory.hpp"
 #include "host/backends/registry.hpp"
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
 #include "host/run/run.hpp"
+#include "kernels/integrators/rk4.hpp"
+#include "kernels/integrators/stormer_verlet.hpp"
+#include "kernels/integrators/yoshida4.hpp"
 #include "kernels/simd/pack.hpp"
+#include "models/henon_heiles.hpp"
 
 using namespace vigor::host;
 namespace vk = vigor::kernels;
@@ -29,6 +35,25 @@ struct Outcome {
   int lanes = 0;
 };
 
+/// CPU engines with the driver's event bursts, which runs never build (CpuEngine's kEventBursts):
+/// Hénon–Heiles with the integrators of Simd.EventBurstsMatchPerStepTesting.
+template <class M, class I, class Real>
+using EventBurstCpuEngine = CpuEngine<M, I, Real, true>;
+
+static_assert(EventBurstCpuEngine<vigor::models::HenonHeiles<double>, vk::StormerVerlet<double>,
+                                  double>::Lanes::kEventBursts &&
+                  !CpuEngine<vigor::models::HenonHeiles<double>, vk::StormerVerlet<double>,
+                             double>::Lanes::kEventBursts,
+              "the tests' engines have event bursts, the runs' do not");
+
+std::unique_ptr<Engine> event_burst_engine(const Integration& s, const EngineResources& r) {
+  auto e = make_engine_of<EventBurstCpuEngine, vigor::models::HenonHeiles, vk::StormerVerlet,
+                          vk::Yoshida4, vk::RungeKutta4>(s, r);
+  if (!e) throw std::invalid_argument("no event-burst engine for integrator " + s.integrator);
+  return e;
+}
+
+/// event_burst > 0: an engine with event bursts of that many steps (event_burst_engine).
 Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20,
             bool bursts = true, int event_burst = 0) {
   const Job job = parse_job(text);
@@ -36,7 +61,8 @@ Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::si
   r.hit_buffer_bytes = hit_budget;
   const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, /*per_step=*/!bursts,
                                             event_burst);
-  auto e = make_engine(job.integration, r, BackendKind::kCpu);
+  auto e = event_burst > 0 ? event_burst_engine(job.integration, r)
+                           : make_engine(job.integration, r, BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
   Outcome o;
   o.lanes = e->simd_lanes();
@@ -247,8 +273,9 @@ TEST(Simd, BurstsBetweenChecksFreezeLikePerStepTesting) {
 TEST(Simd, EventBurstsMatchPerStepTesting) {
   // With a plane section, an escape radius or H checked every step, the driver runs up to
   // sp.event_burst steps with those tests folded into one flag per lane and retakes a flagged
-  // burst step by step (kernels/driver/advance.hpp). The GPU runs them by default, the CPU only
-  // when asked (EngineTestHooks::event_burst; its SIMD blocks are faster per step). Everything
+  // burst step by step (kernels/driver/advance.hpp). The GPU runs them by default; the CPU's
+  // engines are built without them (its SIMD blocks are faster per step), so this test builds
+  // its own (event_burst_engine) to pin the driver's bursts on the CPU's lanes. Everything
   // must equal per-step testing (EngineTestHooks::per_step) bit for bit, with bursts of 8 and 3
   // steps, on the scalar path (the GPU's driver) and on the block path: the located crossings,
   // escapes, orbits frozen on a non-finite state, the maxima, the check schedule (every 7 steps:

@@ -9,6 +9,11 @@
 /// time, as a GPU thread does. Every lane computes what the scalar lanes compute, bit for bit.
 /// Trajectories are independent, so results do not depend on the thread count, the schedule or
 /// the lane width.
+///
+/// kEventBursts: the driver's event bursts compiled into every lane type
+/// (kernels::EventBurstLanes), run with EngineTestHooks::event_burst steps, or kGpuEventBurstSteps.
+/// Runs never build it (the CPU's lanes are faster testing every step); the tests do, to hold the
+/// bursts to per-step testing on the CPU's lanes.
 #pragma once
 
 #include <omp.h>
@@ -29,7 +34,7 @@
 
 namespace vigor::host {
 
-template <class M, class I, class Real>
+template <class M, class I, class Real, bool kEventBursts = false>
 class CpuEngine final : public Engine {
  public:
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
@@ -58,10 +63,15 @@ class CpuEngine final : public Engine {
       kernels::integrator_register_sub_blocks<I, Real> ? kernels::native_lanes<Real>() : kLanes;
   /// Segments that run bursts (kernels::segment_allows_bursts; explicit steps only) take blocks
   /// of more sub-blocks: a burst keeps only the states live, so more chains fit in the registers
-  /// (kernels::burst_block_lanes). Where kBurstLanes == kLanes the two are one instantiation.
-  static constexpr int kBurstLanes = kExplicitStep ? kernels::burst_block_lanes<Real>() : kLanes;
-  using Lanes = kernels::PackLanes<Real, kRegisterLanes, kLanes / kRegisterLanes>;
-  using BurstLanes = kernels::PackLanes<Real, kRegisterLanes, kBurstLanes / kRegisterLanes>;
+  /// (kernels::burst_block_lanes), where one sub-block's q, p and force fit them. Where
+  /// kBurstLanes == kLanes the two are one instantiation.
+  static constexpr int kBurstLanes =
+      kExplicitStep ? kernels::burst_block_lanes<Real>(kDim + kDim / 2) : kLanes;
+  template <class L>
+  using WithEvents = std::conditional_t<kEventBursts, kernels::EventBurstLanes<L>, L>;
+  using Lanes = WithEvents<kernels::PackLanes<Real, kRegisterLanes, kLanes / kRegisterLanes>>;
+  using BurstLanes =
+      WithEvents<kernels::PackLanes<Real, kRegisterLanes, kBurstLanes / kRegisterLanes>>;
   using Pack = typename Lanes::Real;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
   // a model or integrator that does not support it is ever compiled.
@@ -107,7 +117,7 @@ class CpuEngine final : public Engine {
                                   std::to_string(n) + " state values, got " +
                                   std::to_string(state_soa.size()));
     setup_ = std::make_unique<Setup>(integration_, n, resources_.hit_buffer_bytes, hooks_,
-                                     kCpuEventBurstSteps);
+                                     kEventBursts ? kGpuEventBurstSteps : 0);
     n_ = n;
     store_.allocate(n, kDim, kMaps, setup_->params.hit_capacity);
     if (integration_.tangent && !kTangent)
@@ -223,7 +233,7 @@ class CpuEngine final : public Engine {
   }
 
  private:
-  using Scalar = kernels::ScalarLanes<Real>;
+  using Scalar = WithEvents<kernels::ScalarLanes<Real>>;
 
   /// SIMD lanes where the pair has them (the tests' scalar reference turns them off).
   bool lanes_on() const { return !hooks_.scalar_lanes; }
@@ -271,8 +281,8 @@ class CpuEngine final : public Engine {
   EnsembleStorage<Real, std::vector> store_;
 };
 
-template <class M, class I, class Real>
-std::string CpuEngine<M, I, Real>::device_name() const {
+template <class M, class I, class Real, bool kEventBursts>
+std::string CpuEngine<M, I, Real, kEventBursts>::device_name() const {
   return cpu_device_name(threads());
 }
 

@@ -22,9 +22,8 @@ namespace vigor::host {
 /// event. Measured (docs/performance.md, "Events in bursts"): on a GPU 8 steps gain 6 % on the
 /// section kernel and 33 % (16 steps) where H alone is checked every step; on the CPU's SIMD
 /// blocks, whose per-step tests are lane masks already, every length was slower (-11 % at 8), so
-/// the CPU tests every step. The CPU's scalar lanes still run the GPU's form in the tests
-/// (EngineTestHooks).
-inline constexpr int kCpuEventBurstSteps = 0;
+/// the CPU engines are built without them (kernels::EventBurstLanes) and test every step; the
+/// tests build CPU engines with them (CpuEngine's kEventBursts) to pin them to per-step testing.
 inline constexpr int kGpuEventBurstSteps = 8;
 
 /// The kernels' parameters of a segment of n trajectories of the integration, with `hit_capacity`
@@ -65,8 +64,8 @@ struct EngineSetup {
   TangentStep tangent_step;
   kernels::SegmentParams<Real> params;
 
-  /// event_burst: the backend's steps per event burst (kCpuEventBurstSteps, kGpuEventBurstSteps);
-  /// EngineTestHooks::event_burst overrides it.
+  /// event_burst: the engine's steps per event burst (kGpuEventBurstSteps; 0 where its lanes have
+  /// none); EngineTestHooks::event_burst overrides it.
   EngineSetup(const Integration& s, std::int64_t n, std::size_t hit_budget,
               const EngineTestHooks& hooks, int event_burst)
       : model(M::from_params(s.params.data())),

@@ -13,9 +13,9 @@ struct EngineTestHooks {
   /// Every step tested on its own (kernels::SegmentParams::bursts = false), the reference the
   /// burst tests hold the bursts to.
   bool per_step = false;
-  /// Steps per event burst instead of the backend's own (kCpuEventBurstSteps, kGpuEventBurstSteps
-  /// in host/backends/engine_common.hpp), where > 0: the tests run the CPU's lanes in event bursts
-  /// with it, `vigor-bench --event-burst` sweeps it.
+  /// Steps per event burst instead of the engine's own (kGpuEventBurstSteps in
+  /// host/backends/engine_common.hpp), where > 0, for engines whose lanes have them (the GPU's;
+  /// CPU engines built with kEventBursts in the tests): `vigor-bench --event-burst` sweeps it.
   int event_burst = 0;
 };
 

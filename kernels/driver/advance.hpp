@@ -40,7 +40,9 @@
 /// undone and taken again step by step, which records the crossing, the escape or the freeze
 /// exactly. Crossings come every few hundred steps, so few bursts are retaken; the retaken share
 /// grows with the burst length and, on a block or a GPU warp, with the lanes that share it, which
-/// is what the length trades against (docs/performance.md, "Events in bursts").
+/// is what the length trades against (docs/performance.md, "Events in bursts"). They are compiled
+/// only for lane types that run them (L::kEventBursts: the GPU thread, and the CPU's lanes in the
+/// tests that pin them; kernels::EventBurstLanes says why).
 ///
 /// With kTangent the lanes also carry the tangent map (kernels/tangent.hpp): the integrator runs
 /// on the dual state, the primal state is read off it after every step (so the policy above is
@@ -362,8 +364,9 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   CheckSchedule<L> checks;
   checks.init(sp.conservation_every, r.k0, it, r.active, valid);
   [[maybe_unused]] const bool bursts = kBurstable<IP, kTangent> && segment_allows_bursts(sp);
-  [[maybe_unused]] const bool event_bursts =
-      kBurstable<IP, kTangent> && segment_allows_event_bursts(sp);
+  // Event bursts are compiled only into the lane types that run them (kernels::EventBurstLanes).
+  constexpr bool kEventBursts = kBurstable<IP, kTangent> && L::kEventBursts;
+  [[maybe_unused]] const bool event_bursts = kEventBursts && segment_allows_event_bursts(sp);
   [[maybe_unused]] std::int64_t per_step_until = 0;  // after an undone burst: one at a time
   // Iterations every active lane can still take before one reaches end_step. On one lane it is
   // end_step - it, read where needed rather than carried through the loop (a register fewer).
@@ -427,59 +430,62 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
       // would have found nothing in it either. A flagged burst is undone (the states, the
       // section distances, the maxima and the check schedule as they were at its start) and
       // taken again step by step, which handles the event at its step.
-      if (event_bursts && it >= per_step_until) {
-        const std::int64_t len = min_of(std::int64_t(sp.event_burst), horizon());
-        if (len > 0) {
-          State start[B];
-          P g_start[B], emax_start[B], jmax_start[B];
-          const CheckSchedule<L> checks_start = checks;
-          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
-            constexpr int b = decltype(bc)::value;
-            start[b] = s[b];
-            g_start[b] = gp[b];
-            emax_start[b] = emax[b];
-            jmax_start[b] = jmax[b];
-          });
-          Bits flag = 0;
-          for (std::int64_t j = 0; j < len; ++j) {
-            Bits due;
-            const bool check = checks.advance(it + j, sp.conservation_every, r.active, valid, due);
+      if constexpr (kEventBursts) {
+        if (event_bursts && it >= per_step_until) {
+          const std::int64_t len = min_of(std::int64_t(sp.event_burst), horizon());
+          if (len > 0) {
+            State start[B];
+            P g_start[B], emax_start[B], jmax_start[B];
+            const CheckSchedule<L> checks_start = checks;
             for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
               constexpr int b = decltype(bc)::value;
-              constexpr int sh = b * W;
-              if (B > 1 && (r.active & (L::kSub << sh)) == 0) return;  // a stopped sub-block
-              State& x = s[b];
-              take_step(ip, mp, x, hp,
-                        L::template step_times<MP>(r.k0 + sh, valid - sh, it + j, h));
-              if (check) {
-                const Bits due_sub = (due >> sh) & L::kSub;
-                const P de = abs(Ops::energy(mp, x) - e0[b]);
-                fold_check(bc, x, de, due_sub);
-                flag |= (~L::finite_bits(de) & due_sub) << sh;
-              }
-              if (plane) {
-                const P g = Ops::component(x, coord) - P(value);
-                flag |= crossing_lanes<L>(gp[b], g, direction) << sh;
-                gp[b] = g;
-              }
-              if (escape_on) flag |= escaped_lanes<L, Ops>(x, escape2) << sh;
+              start[b] = s[b];
+              g_start[b] = gp[b];
+              emax_start[b] = emax[b];
+              jmax_start[b] = jmax[b];
             });
+            Bits flag = 0;
+            for (std::int64_t j = 0; j < len; ++j) {
+              Bits due;
+              const bool check =
+                  checks.advance(it + j, sp.conservation_every, r.active, valid, due);
+              for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+                constexpr int b = decltype(bc)::value;
+                constexpr int sh = b * W;
+                if (B > 1 && (r.active & (L::kSub << sh)) == 0) return;  // a stopped sub-block
+                State& x = s[b];
+                take_step(ip, mp, x, hp,
+                          L::template step_times<MP>(r.k0 + sh, valid - sh, it + j, h));
+                if (check) {
+                  const Bits due_sub = (due >> sh) & L::kSub;
+                  const P de = abs(Ops::energy(mp, x) - e0[b]);
+                  fold_check(bc, x, de, due_sub);
+                  flag |= (~L::finite_bits(de) & due_sub) << sh;
+                }
+                if (plane) {
+                  const P g = Ops::component(x, coord) - P(value);
+                  flag |= crossing_lanes<L>(gp[b], g, direction) << sh;
+                  gp[b] = g;
+                }
+                if (escape_on) flag |= escaped_lanes<L, Ops>(x, escape2) << sh;
+              });
+            }
+            if ((r.active & (flag | nonfinite_lanes())) == 0) {
+              it += len;
+              horizon_left -= len;
+              if (L::NB == 1 && horizon() == 0) break;
+              continue;
+            }
+            for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+              constexpr int b = decltype(bc)::value;
+              s[b] = start[b];
+              gp[b] = g_start[b];
+              emax[b] = emax_start[b];
+              jmax[b] = jmax_start[b];
+            });
+            checks = checks_start;
+            per_step_until = it + len;
           }
-          if ((r.active & (flag | nonfinite_lanes())) == 0) {
-            it += len;
-            horizon_left -= len;
-            if (L::NB == 1 && horizon() == 0) break;
-            continue;
-          }
-          for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
-            constexpr int b = decltype(bc)::value;
-            s[b] = start[b];
-            gp[b] = g_start[b];
-            emax[b] = emax_start[b];
-            jmax[b] = jmax_start[b];
-          });
-          checks = checks_start;
-          per_step_until = it + len;
         }
       }
     }

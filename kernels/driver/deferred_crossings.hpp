@@ -52,7 +52,7 @@ struct StoreForLocating {
 
 /// One trajectory whose crossings are located by locate_stored_crossings: the GPU thread.
 template <class T_>
-struct DeferredLanes : ScalarLanes<T_> {
+struct DeferredLanes : EventBurstLanes<ScalarLanes<T_>> {
   template <class OpsS>
   using Crossings = StoreForLocating<OpsS, T_>;
 };

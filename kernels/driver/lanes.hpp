@@ -109,6 +109,8 @@ struct ScalarLanes {
   static constexpr int B = 1;
   static constexpr int NB = 1;
   static constexpr Bits kSub = 1;
+  /// Whether the driver compiles its event bursts for this lane type (EventBurstLanes).
+  static constexpr bool kEventBursts = false;
 
   template <class F>
   VIGOR_HD VIGOR_INLINE static void for_each_lane(Bits bits, F&& f) {
@@ -170,6 +172,17 @@ struct ScalarLanes {
   using Accumulators = ScalarAccumulators<T>;
   template <class OpsS>
   using Crossings = LocateNow<OpsS, T>;
+};
+
+/// Lane type L with the driver's event bursts compiled in (kernels/driver/advance.hpp). They pay on
+/// a GPU thread (DeferredLanes) and nowhere on the CPU, whose SIMD blocks test their events as
+/// lane masks already and ran slower with bursts at every length (docs/performance.md, "Events in
+/// bursts"); each lane type that has them holds one more copy of the step, which was 18 % of an
+/// explicit model's CPU engine compile time. So only the GPU's lane type and the tests that pin
+/// the bursts to per-step testing on the CPU's lanes compile them.
+template <class L>
+struct EventBurstLanes : L {
+  static constexpr bool kEventBursts = true;
 };
 
 }  // namespace vigor::kernels

@@ -70,6 +70,26 @@ constexpr int burst_block_lanes() {
                                                          : block_lanes<T>();
 }
 
+/// Vector registers of the compilation target (AVX-512: 32; AVX and SSE: 16).
+constexpr int vector_registers() {
+#if defined(__AVX512F__)
+  return 32;
+#else
+  return 16;
+#endif
+}
+
+/// Lanes per burst block for a model whose burst keeps `live_packs` packs per sub-block live (q, p
+/// and the cached force: 3 dof). More chains help only while one sub-block's state fits the
+/// registers; where it does not, each further sub-block adds spill traffic and a copy of the step
+/// to compile. The outer solar system (54 packs) ran its bare kernel at 0.98-1.03 of the speed with
+/// four sub-blocks as with two, and the four-sub-block engines were 43 % of its explicit engines'
+/// code (docs/performance.md, "Build time"), so such models burst in block_lanes().
+template <class T>
+constexpr int burst_block_lanes(int live_packs) {
+  return live_packs <= vector_registers() ? burst_block_lanes<T>() : block_lanes<T>();
+}
+
 template <class T>
 struct LaneInt;
 template <>
