@@ -215,9 +215,23 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
       {"henon_heiles", "gauss", 0.2, {{0, 0.1, 0.35, 0}, {0, -0.2, 0.3, 0.1}}},
       {"spherical_pendulum", "rattle", 0.01, {{0, 0, -1, 0.5, 0.3, 0}, {0.6, 0, -0.8, 0, 0.7, 0}}},
       {"spherical_pendulum", "shake", 0.01, {{0, 0, -1, 0.5, 0.3, 0}, {0.6, 0, -0.8, 0, 0.7, 0}}},
+      // The J2 satellite's Hessian by nested duals: its blocks are sub-blocks of one register.
+      {"j2_satellite",
+       "midpoint",
+       0.02,
+       {{1.5, 0, 0, 0, 0.7, 0.4}, {1.2, 0.3, 0.1, -0.2, 0.8, 0.3}}},
+      {"j2_satellite",
+       "lobatto3",
+       0.02,
+       {{1.5, 0, 0, 0, 0.7, 0.4}, {1.2, 0.3, 0.1, -0.2, 0.8, 0.3}}},
+      {"j2_satellite",
+       "newmark",
+       0.02,
+       {{1.5, 0, 0, 0, 0.7, 0.4}, {1.2, 0.3, 0.1, -0.2, 0.8, 0.3}}},
   };
-  // FP32 too: RATTLE and SHAKE take FP32 blocks as sub-blocks of one register
-  // (kernels::integrator_register_sub_blocks), the other steps one pack of the block's registers.
+  // FP32 too: RATTLE and SHAKE take FP32 blocks as sub-blocks of one register, as do implicit steps
+  // on the J2 satellite (kernels::lane_sub_blocks), the other steps one pack of the block's
+  // registers.
   for (const Precision precision : {Precision::kDouble, Precision::kFloat})
     for (const Case& c : cases) {
       SCOPED_TRACE(c.model + " / " + c.integrator +

@@ -55,12 +55,12 @@ class CpuEngine final : public Engine {
       kSimd && kTangent && !kernels::is_dual_v<kernels::real_t<TangentStep>>;
   /// A block is kLanes trajectories. Explicit steps take them as sub-blocks of one register each,
   /// stepped one after the other (kernels::advance_lanes says why). Implicit steps keep their
-  /// registers side by side in one Pack unless the integrator asks otherwise
-  /// (kernels::integrator_register_sub_blocks).
+  /// registers side by side in one Pack unless the integrator or the model's Hessian asks
+  /// otherwise (kernels::lane_sub_blocks).
   static constexpr int kLanes = kernels::block_lanes<Real>();
   static constexpr bool kExplicitStep = !kernels::integrator_solves<I>;
   static constexpr int kRegisterLanes =
-      kernels::integrator_register_sub_blocks<I, Real> ? kernels::native_lanes<Real>() : kLanes;
+      kernels::lane_sub_blocks<I, M, Real> ? kernels::native_lanes<Real>() : kLanes;
   /// Segments that run bursts (kernels::segment_allows_bursts; explicit steps only) take blocks
   /// of more sub-blocks: a burst keeps only the states live, so more chains fit in the registers
   /// (kernels::burst_block_lanes), where one sub-block's q, p and force fit them. Where

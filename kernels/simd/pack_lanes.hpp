@@ -20,7 +20,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/core/hamiltonian.hpp"
 #include "kernels/driver/lanes.hpp"
+#include "kernels/integrators/protocol.hpp"
 #include "kernels/simd/pack.hpp"
 
 namespace vigor::kernels {
@@ -375,5 +377,31 @@ struct PackLanes {
   template <class OpsS>
   using Crossings = PendingCrossings<T, W, OpsS::n>;
 };
+
+/// Whether an implicit step on model M (on Real) builds the potential's Hessian by nested-dual AD
+/// (kernels/core/hamiltonian.hpp) whose numbers, Dual<Dual<P, n>, n> = (n + 1)^2 packs, fill the
+/// vector registers when P is one pack of a whole block: then every Newton iteration goes through
+/// memory, and a block is faster as sub-blocks of one register.
+template <class M, class Real>
+inline constexpr bool nested_hessian_fills_registers = [] {
+  if constexpr (requires { M::dof; }) {
+    constexpr int n = M::dof;
+    if constexpr (!HasHandHessian<M, Real> && n <= kNestedHessianMaxDof)
+      return (n + 1) * (n + 1) * (block_lanes<Real>() / native_lanes<Real>()) >= vector_registers();
+  }
+  return false;
+}();
+
+/// Whether the CPU takes a block of pair (I, M) as sub-blocks of one register rather than one pack
+/// of the block's registers side by side: explicit steps and the integrators that ask
+/// (integrator_register_sub_blocks), and implicit steps whose nested-dual Hessian would not fit.
+/// bench/lane_shape, AVX-512, one pack against sub-blocks (docs/performance.md): the J2 satellite
+/// (3 dof, 16 packs per Hessian number) ran midpoint 1.5x (FP32) and 3.5x (FP64) faster on
+/// sub-blocks, Lobatto IIIA-IIIB 3.3-3.4x, Newmark 1.8x; Kepler and the pendulum (9 and 4 packs)
+/// and Hénon–Heiles (its own Hessian) ran 0.7-0.9x, so they keep one pack.
+template <class I, class M, class Real>
+inline constexpr bool lane_sub_blocks = integrator_register_sub_blocks<I, Real> ||
+                                        (integrator_solves<I> &&
+                                         nested_hessian_fills_registers<M, Real>);
 
 }  // namespace vigor::kernels
