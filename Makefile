@@ -16,9 +16,9 @@ deps:
 
 # The Python package is built with a virtual environment in the build folder
 # (scripts/python-env.sh: nanobind, NumPy, pytest from PyPI); without one it is left out and its
-# tests skip.
+# tests skip. A build for testing (VIGOR_TESTING_ENGINES=ON): every engine ahead of time.
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_TESTING_ENGINES=ON \
 	       $$(bash scripts/python-env.sh $(BUILD)/python-env) $(CMAKE_ARGS) >/dev/null
 
 build: configure
@@ -28,10 +28,12 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # `make demo` builds the `vigor` program alone (no tests, benchmarks or fuzzers). A build folder it
-# creates gets the CUDA backend only where this machine has an NVIDIA GPU (nvidia-smi lists one):
-# the CUDA engines take long to compile and a run without a GPU never uses them. A folder
-# that exists keeps its CUDA choice (no reconfiguration, no rebuild), so `make test` after
-# `make demo` tests what the demo built; `make test` in a fresh folder builds both backends, as CI
+# creates is a program-only build (VIGOR_TESTING_ENGINES=OFF: the pairs of models/first_use.def
+# compiled on first use, no scalar reference lanes), with the CUDA backend only where this machine
+# has an NVIDIA GPU (nvidia-smi lists one): the CUDA engines take long to compile and a run without
+# a GPU never uses them. A folder that exists keeps its choices (no reconfiguration, no rebuild).
+# `make test` afterwards makes it a build for testing (every engine, so the model units compile
+# again) with the demo's CUDA choice; `make test` in a fresh folder builds both backends, as CI
 # does. CMAKE_ARGS=-DVIGOR_ENABLE_CUDA=ON (or OFF) decides instead.
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo ON || echo OFF)
 
@@ -40,7 +42,7 @@ demo-build: deps
 	  [ -z "$(CMAKE_ARGS)" ] || cmake -S . -B $(BUILD) $(CMAKE_ARGS) >/dev/null; \
 	else \
 	  cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_ENABLE_CUDA=$(HAVE_GPU) \
-	        $(CMAKE_ARGS) >/dev/null; \
+	        -DVIGOR_TESTING_ENGINES=OFF $(CMAKE_ARGS) >/dev/null; \
 	fi
 	@cmake --build $(BUILD) --target vigor -j$(JOBS)
 
@@ -62,6 +64,7 @@ demo: demo-build
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIGOR_ENABLE_CUDA=OFF \
+	      -DVIGOR_TESTING_ENGINES=ON \
 	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1" \
 	      -DVIGOR_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="$(SAN_FLAGS) -DVIGOR_NO_FORCED_INLINE" \
 	      -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" $(CMAKE_ARGS) >/dev/null
@@ -75,6 +78,7 @@ bench: build
 # On a machine with an NVIDIA GPU: CUDA build for sm_90, every test with the GPU required, the bench.
 gpu-check: deps
 	cmake -S . -B $(GPU_BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_ENABLE_CUDA=ON \
+	      -DVIGOR_TESTING_ENGINES=ON \
 	      -DVIGOR_REQUIRE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 $(CMAKE_ARGS)
 	cmake --build $(GPU_BUILD) -j$(JOBS)
 	VIGOR_REQUIRE_GPU=1 ctest --test-dir $(GPU_BUILD) --output-on-failure -j$(JOBS)

@@ -14,6 +14,11 @@
 /// (kernels::EventBurstLanes), run with EngineTestHooks::event_burst steps, or kGpuEventBurstSteps.
 /// Runs never build it (the CPU's lanes are faster testing every step); the tests do, to hold the
 /// bursts to per-step testing on the CPU's lanes.
+///
+/// kScalarReference: pairs with SIMD lanes also compile the scalar lanes, which only the tests run
+/// (EngineTestHooks::scalar_lanes), to hold the lanes to them bit for bit. A build for testing
+/// defines VIGOR_SCALAR_REFERENCE for every translation unit (CMake's VIGOR_TESTING_ENGINES); a
+/// program-only build (`make demo`) leaves that copy of the driver out.
 #pragma once
 
 #include <omp.h>
@@ -34,6 +39,12 @@
 
 namespace vigor::host {
 
+#if defined(VIGOR_SCALAR_REFERENCE)
+inline constexpr bool kScalarReference = true;
+#else
+inline constexpr bool kScalarReference = false;
+#endif
+
 template <class M, class I, class Real, bool kEventBursts = false>
 class CpuEngine final : public Engine {
  public:
@@ -53,6 +64,10 @@ class CpuEngine final : public Engine {
   /// schemes); implicit steps on duals of packs stay scalar.
   static constexpr bool kSimdTangent =
       kSimd && kTangent && !kernels::is_dual_v<kernels::real_t<TangentStep>>;
+  /// The scalar lanes of a plain and of a tangent run: a run's path where the pair has no lanes
+  /// for it, else only the tests' reference (kScalarReference).
+  static constexpr bool kScalarPlain = !kSimd || kScalarReference;
+  static constexpr bool kScalarTangent = !kSimdTangent || kScalarReference;
   /// A block is kLanes trajectories. Explicit steps take them as sub-blocks of one register each,
   /// stepped one after the other (kernels::advance_lanes says why). Implicit steps keep their
   /// registers side by side in one Pack unless the integrator or the model's Hessian asks
@@ -253,7 +268,7 @@ class CpuEngine final : public Engine {
   template <class L, bool kT, class MP, class IP, class IDS>
   void advance(const MP& model_lanes, const IP& step_lanes, const IDS& tangent_step, int chunk) {
     constexpr bool kPacks = !std::is_same_v<L, Scalar>;
-    if constexpr (!kPacks || (kT ? kSimdTangent : kSimd)) {
+    if constexpr (kPacks ? (kT ? kSimdTangent : kSimd) : (kT ? kScalarTangent : kScalarPlain)) {
       const kernels::SegmentParams<Real> sp = setup_->params;
       const auto a = store_.arrays();
       const M model = setup_->model;
@@ -265,6 +280,11 @@ class CpuEngine final : public Engine {
         kernels::advance_lanes<L, kT>(model_lanes, model, step_lanes, setup_->integrator,
                                       tangent_step, sp, a, i0, valid);
       }
+    } else if constexpr (!kPacks) {
+      // Only EngineTestHooks::scalar_lanes asks for the scalar reference of a pair with lanes.
+      throw std::logic_error(
+          "CpuEngine: the scalar reference lanes are not in this build (configure with "
+          "-DVIGOR_TESTING_ENGINES=ON, as `make test` does)");
     }
   }
 

@@ -218,8 +218,11 @@ LoadedPlugin load_plugin(const PluginSource& src) {
   const fs::path tmp =
       root / (id + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(build_counter++));
   fs::create_directories(tmp, ec);
-  std::ofstream(tmp / src.header_file) << src.header_text;
+  if (!src.header_file.empty()) std::ofstream(tmp / src.header_file) << src.header_text;
   std::ofstream(tmp / src.main_file) << src.main_text;
+  if (src.announce)
+    std::fprintf(stderr, "vigor: compiling the %s on first use (cached in %s)\n", src.what.c_str(),
+                 dir.c_str());
   std::vector<std::string> argv = cmd;
   argv.insert(argv.end(), {"-o", (tmp / "plugin.so").string(), (tmp / src.main_file).string()});
   const fs::path log = tmp / "build.log";

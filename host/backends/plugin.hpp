@@ -42,9 +42,12 @@ struct PluginSource {
   bool cuda = false;      ///< compiled by nvcc (a CUDA engine), else by the C++ compiler
   std::string main_file;  ///< e.g. plugin.cpp or plugin.cu
   std::string main_text;
-  std::string header_file;  ///< e.g. model.hpp
+  std::string header_file;  ///< e.g. model.hpp; none when empty
   std::string header_text;
   std::string what;  ///< for messages: "formula model 'name' (verlet, double)"
+  /// Say on stderr, before compiling, that a run waits for the compiler (and where the result is
+  /// cached); loading from the cache says nothing.
+  bool announce = false;
 };
 
 /// $VIGOR_CACHE_DIR, else $XDG_CACHE_HOME/vigor, else $HOME/.cache/vigor.

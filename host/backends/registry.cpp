@@ -5,6 +5,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "host/backends/first_use.hpp"
 #include "host/backends/model_info.hpp"
 #include "vigor/all_integrators.hpp"
 #include "vigor/all_models.hpp"
@@ -70,6 +71,19 @@ int ModelInfo::state_index(const std::string& s) const {
 
 namespace {
 
+/// A built-in model's engine factory: the compiled-in engines, and the pairs this build compiles
+/// on first use (host/backends/first_use.hpp) through a plugin.
+template <EngineFactory kCompiledIn, BackendKind kBackend>
+std::unique_ptr<Engine> with_first_use(const Integration& s, const EngineResources& r) {
+  if (compiled_on_first_use(s.model, s.integrator)) return make_first_use_engine(s, r, kBackend);
+  return kCompiledIn(s, r);
+}
+
+/// `vigor validate --compile`: a first-use pair's plugin into the cache now.
+void prepare_first_use(const Integration& s, BackendKind backend) {
+  if (compiled_on_first_use(s.model, s.integrator)) load_plugin(builtin_engine_source(s, backend));
+}
+
 /// The model list and whether it is still open for registration (see register_model).
 struct ModelRegistry {
   std::vector<ModelInfo> models;
@@ -79,17 +93,19 @@ struct ModelRegistry {
 ModelRegistry& model_registry() {
   static ModelRegistry r;
   static const bool filled = [] {
-#define VIGOR_MODEL(name, Type, header)                                  \
-  {                                                                      \
-    static_assert(same_text(models::Type<double>::kName, #name),         \
-                  "models.def: the job name must be the model's kName"); \
-    ModelInfo info = describe_builtin_model<models::Type>();             \
-    info.make_cpu_engine = &make_cpu_engine_##name;                      \
-    VIGOR_CUDA_FACTORY(name)                                             \
-    r.models.push_back(std::move(info));                                 \
+#define VIGOR_MODEL(name, Type, header)                                                \
+  {                                                                                    \
+    static_assert(same_text(models::Type<double>::kName, #name),                       \
+                  "models.def: the job name must be the model's kName");               \
+    ModelInfo info = describe_builtin_model<models::Type>();                           \
+    info.make_cpu_engine = with_first_use<&make_cpu_engine_##name, BackendKind::kCpu>; \
+    VIGOR_CUDA_FACTORY(name)                                                           \
+    info.prepare = &prepare_first_use;                                                 \
+    r.models.push_back(std::move(info));                                               \
   }
 #if defined(VIGOR_HAVE_CUDA)
-#define VIGOR_CUDA_FACTORY(name) info.make_cuda_engine = &make_cuda_engine_##name;
+#define VIGOR_CUDA_FACTORY(name) \
+  info.make_cuda_engine = with_first_use<&make_cuda_engine_##name, BackendKind::kCuda>;
 #else
 #define VIGOR_CUDA_FACTORY(name)
 #endif

@@ -39,12 +39,13 @@ struct ModelInfo {
   std::function<std::string(const double* params, const double* state)> check_state;
   /// The CPU engines (always present) and the CUDA engines (empty in a build without CUDA, and
   /// for a registered model given no CUDA factory: host/custom_model_cuda.cuh). A formula
-  /// model's compile its plugin on first use (host/job/formula/formula_model.hpp).
+  /// model's compile its plugin on first use (host/job/formula/formula_model.hpp), as do a
+  /// built-in model's pairs that a program-only build leaves out (host/backends/first_use.hpp).
   std::function<std::unique_ptr<Engine>(const Integration&, const EngineResources&)>
       make_cpu_engine, make_cuda_engine;
   /// Builds ahead of time what make_cpu_engine (backend kCpu) or make_cuda_engine (kCuda) would
-  /// build for an Integration on first use (a formula model's plugin: `vigor validate
-  /// --compile`); empty for compiled-in models.
+  /// build for an Integration on first use (a plugin: `vigor validate --compile`); nothing to do
+  /// for compiled-in engines; empty for models registered by a program.
   std::function<void(const Integration&, BackendKind)> prepare;
   /// true for the models of models/models.def, false for those registered by a program.
   bool builtin = true;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "host/backends/first_use.hpp"
 #include "host/backends/registry.hpp"
 #include "host/job/job.hpp"
 #include "host/output/plot_command.hpp"
@@ -78,6 +79,11 @@ void print_model(const ModelInfo& m) {
   std::printf("    integrators:");
   for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
   std::printf("\n");
+  std::string first_use;
+  for (const auto& s : m.integrators)
+    if (m.builtin && compiled_on_first_use(m.name, s)) first_use += " " + s;
+  if (!first_use.empty())
+    std::printf("    compiled on first use, then cached:%s\n", first_use.c_str());
   if (!m.tangent_integrators.empty()) {
     std::printf("    tangent maps (diagnostics.tangent):");
     for (const auto& s : m.tangent_integrators) std::printf(" %s", s.c_str());

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "host/backends/first_use.hpp"
 #include "host/job/formula/codegen.hpp"
 #include "kernels/core/mechanics.hpp"
 #include "kernels/core/specs.hpp"
@@ -130,17 +131,6 @@ std::vector<std::string> integrators_of(const ModelSpec& s) {
   return f ? integrators_of_kind<false, false, true>() : integrators_of_kind<false, false, false>();
 }
 
-struct IntegratorSource {
-  const char* name;
-  const char* type;
-  const char* header;
-};
-constexpr IntegratorSource kIntegratorSources[] = {
-#define VIGOR_INTEGRATOR(name, Type, header) {#name, #Type, #header},
-#include "kernels/integrators/integrators.def"
-#undef VIGOR_INTEGRATOR
-};
-
 }  // namespace
 
 ModelInfo describe(std::shared_ptr<const ModelSpec> spec) {
@@ -186,9 +176,7 @@ ModelInfo describe(std::shared_ptr<const ModelSpec> spec) {
 
 PluginSource plugin_source(const ModelSpec& spec, const Integration& in, BackendKind backend) {
   const std::string& integrator = in.integrator;
-  const IntegratorSource* is = nullptr;
-  for (const auto& i : kIntegratorSources)
-    if (integrator == i.name) is = &i;
+  const TemplateSource* is = find_integrator_source(integrator);
   if (!is) throw std::invalid_argument("plugin_source: unknown integrator '" + integrator + "'");
   if (backend == BackendKind::kAuto)
     throw std::invalid_argument("plugin_source: the backend must be resolved (cpu or cuda)");

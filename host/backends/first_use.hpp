@@ -1,0 +1,44 @@
+/// @file first_use.hpp
+/// @brief Engines of the built-in models compiled on first use. A program-only build (CMake's
+/// VIGOR_TESTING_ENGINES=OFF, what `make demo` configures) leaves the pairs of
+/// models/first_use.def out of the program; the first run that asks for one compiles its engine
+/// through the plugin path (host/backends/plugin.hpp): the same engine template, compiler and
+/// flags as the compiled-in engines, so the same bits, cached on disk, so only the first run of a
+/// pair waits for the compiler. A build for testing has no such pairs.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "host/backends/engine.hpp"
+#include "host/backends/plugin.hpp"
+
+namespace vigor::host {
+
+/// Where a class template of the registries is: its job name, its type (in vigor::kernels or
+/// vigor::models) and its header (under kernels/integrators/ or models/), as the .def files say.
+struct TemplateSource {
+  const char* name;
+  const char* type;
+  const char* header;
+};
+
+/// The integrator of a job name (kernels/integrators/integrators.def), or nullptr.
+const TemplateSource* find_integrator_source(const std::string& name);
+
+/// The built-in model of a job name (models/models.def), or nullptr.
+const TemplateSource* find_builtin_model_source(const std::string& name);
+
+/// Whether this build compiles the pair on first use (never in a build for testing).
+bool compiled_on_first_use(const std::string& model, const std::string& integrator);
+
+/// The plugin source of a built-in model's engine for an integration, on a resolved backend
+/// (kCpu or kCuda). Throws std::invalid_argument for a model or integrator it does not know.
+PluginSource builtin_engine_source(const Integration& in, BackendKind backend);
+
+/// The engine of a built-in model's integration compiled as a plugin (loaded from the cache, or
+/// compiled into it first), whether or not the program has the pair compiled in.
+std::unique_ptr<Engine> make_first_use_engine(const Integration& in, const EngineResources& r,
+                                              BackendKind backend);
+
+}  // namespace vigor::host

@@ -1,0 +1,131 @@
+/// @file test_first_use.cpp
+/// @brief Built-in pairs compiled on first use (host/backends/first_use.hpp): every pair
+/// models/first_use.def lists is a pair of the registry; a build for testing has all of them
+/// compiled in; and an engine compiled through the plugin path gives the compiled-in engine's bits
+/// (states, energy errors, Newton residuals, tangent-free and with a section's hits), since it is
+/// the same template compiled with the same compiler and flags. The plugin is compiled once per
+/// suite into the build tree's shared cache (VIGOR_TEST_FORMULA_CACHE).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "host/backends/first_use.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/output/hits.hpp"
+#include "host/run/run.hpp"
+
+using namespace vigor::host;
+
+namespace {
+
+struct Pair {
+  std::string model, integrator;
+};
+
+/// The VIGOR_FIRST_USE lines of models/first_use.def, as CMake reads them.
+std::vector<Pair> listed_pairs() {
+  std::ifstream in(std::string(VIGOR_SOURCE_DIR) + "/models/first_use.def");
+  const std::regex line(R"(^VIGOR_FIRST_USE\(([a-z0-9_]+), *([a-z0-9_]+)\)$)");
+  std::vector<Pair> v;
+  for (std::string s; std::getline(in, s);) {
+    std::smatch m;
+    if (std::regex_match(s, m, line)) v.push_back({m[1], m[2]});
+  }
+  return v;
+}
+
+struct Outcome {
+  FinalData final;
+  HitStore hits;
+};
+
+/// The job on a CPU engine, segment by segment, every hit drained.
+Outcome run(Engine& e, const Job& job) {
+  e.upload(job.ensemble.state, job.ensemble.count);
+  Outcome o;
+  HitBlock block;
+  for (std::int64_t done = 0; done < job.steps;) {
+    const std::int64_t end = std::min(job.steps, done + job.segment_steps);
+    for (;;) {
+      e.launch(end);
+      block.clear();
+      const auto full = e.drain(block);
+      o.hits.append(block);
+      if (full == 0) break;
+    }
+    done = end;
+  }
+  o.final = e.download();
+  return o;
+}
+
+}  // namespace
+
+TEST(FirstUse, EveryListedPairIsAPairOfTheRegistry) {
+  const std::vector<Pair> pairs = listed_pairs();
+  ASSERT_FALSE(pairs.empty()) << "models/first_use.def lists no pair (or cannot be read)";
+  for (const Pair& p : pairs) {
+    SCOPED_TRACE(p.model + " / " + p.integrator);
+    const ModelInfo* m = find_model(p.model);
+    ASSERT_TRUE(m && m->builtin) << "not a built-in model";
+    EXPECT_NE(std::find(m->integrators.begin(), m->integrators.end(), p.integrator),
+              m->integrators.end())
+        << "the integrator does not handle the model";
+    // A build for testing compiles every pair ahead of time.
+    EXPECT_FALSE(compiled_on_first_use(p.model, p.integrator));
+  }
+}
+
+TEST(FirstUse, TheSourceNamesTheModelAndIntegratorTemplates) {
+  Integration s;
+  s.model = "outer_solar_system";
+  s.integrator = "midpoint";
+  s.precision = Precision::kFloat;
+  const PluginSource src = builtin_engine_source(s, BackendKind::kCpu);
+  EXPECT_FALSE(src.cuda);
+  EXPECT_NE(src.main_text.find("#include \"models/outer_solar_system.hpp\""), std::string::npos);
+  EXPECT_NE(src.main_text.find("#include \"kernels/integrators/midpoint.hpp\""), std::string::npos);
+  EXPECT_NE(src.main_text.find(
+                "VIGOR_PLUGIN_ENGINE(vigor::models::OuterSolarSystem, vigor::kernels::Midpoint, "
+                "float)"),
+            std::string::npos);
+  EXPECT_TRUE(src.announce);
+  s.model = "no_such_model";
+  EXPECT_THROW(builtin_engine_source(s, BackendKind::kCpu), std::invalid_argument);
+  s.model = "kepler";
+  EXPECT_THROW(builtin_engine_source(s, BackendKind::kAuto), std::invalid_argument);
+}
+
+TEST(FirstUse, ThePluginEngineGivesTheCompiledInBits) {
+  // The harmonic oscillator with the implicit midpoint rule (Newton iterations, SIMD lanes):
+  // cheap to compile, and the path is the same for every pair. Thirteen trajectories (not a
+  // multiple of the lane width) and a section, so hits and the partial block are compared too.
+  ::setenv("VIGOR_CACHE_DIR", VIGOR_TEST_FORMULA_CACHE, 1);
+  const Job job = parse_job(R"({
+    "model": {"name": "harmonic_oscillator"}, "integrator": {"name": "midpoint", "dt": 0.05},
+    "steps": 2000, "segment_steps": 700,
+    "ensemble": {"random_box": {"lo": [-1, -1], "hi": [1, 1], "count": 13, "seed": 5}},
+    "section": {"coordinate": "q0", "direction": "up"}, "output": {"dir": "unused"}})");
+  const EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
+  auto compiled_in = make_engine(job.integration, r, BackendKind::kCpu);
+  auto plugin = make_first_use_engine(job.integration, r, BackendKind::kCpu);
+  ASSERT_TRUE(compiled_in && plugin);
+  EXPECT_EQ(compiled_in->simd_lanes(), plugin->simd_lanes());
+  const Outcome a = run(*compiled_in, job), b = run(*plugin, job);
+  ASSERT_EQ(a.final.state.size(), b.final.state.size());
+  EXPECT_EQ(0, std::memcmp(a.final.state.data(), b.final.state.data(),
+                           a.final.state.size() * sizeof(double)));
+  EXPECT_EQ(a.final.energy_error, b.final.energy_error);
+  EXPECT_EQ(a.final.newton_residual, b.final.newton_residual);
+  EXPECT_EQ(a.final.crossings, b.final.crossings);
+  ASSERT_GT(a.hits.size(), 0u);
+  EXPECT_EQ(a.hits.trajectory, b.hits.trajectory);
+  EXPECT_EQ(a.hits.values, b.hits.values);
+}
