@@ -529,6 +529,111 @@ def draw_reduced(ax, runs):
     ax.legend(fontsize=8, frameon=False, markerscale=12)
 
 
+def set_j2(value):
+    """An edit that sets the J2 parameter of a built-in (J2) or formula (j2) J2 job."""
+    def edit(job):
+        params = job["model"]["params"]
+        params["J2" if "J2" in params else "j2"] = value
+    return edit
+
+
+def entry_j2_reduced(r, fig_dir):
+    """Jalnapurkar et al. Figs. 2-5: the unreduced and the reduced view, the reduced one computed by the discrete
+    Routh equations (the midpoint rule on the Routhian at the orbit's angular momentum mu), held against the
+    shape-space projection of the unreduced midpoint run in cylindrical coordinates (Theorem 2.3)."""
+    quick = lambda job: set_steps(job, job["steps"] // 4)
+
+    def reference(job):
+        # The continuous orbit: the same reduced model at a step 100 times smaller, sampled every 0.3.
+        job["integrator"]["dt"] = job["integrator"]["dt"] / 100
+        job["section"]["stroboscopic"]["every"] = 100
+        set_steps(job, job["steps"] * 100)
+
+    def reference_quick(job):
+        set_steps(job, job["steps"] // 4)
+
+    rows = []
+    for value, cart_name in [(0.0, "j2_spherical_midpoint"), (0.05, "j2_midpoint")]:
+        key = "0" if value == 0 else "005"
+        cart = r.run(cart_name, quick_edit=quick)
+        red = r.run("j2_reduced_midpoint", edit=set_j2(value), quick_edit=quick,
+                    tag=f"j2_reduced_midpoint_J{key}")
+        cyl = r.run("j2_cylindrical_midpoint", edit=set_j2(value), quick_edit=quick,
+                    tag=f"j2_cylindrical_midpoint_J{key}")
+
+        def ref_edit(job, value=value):
+            set_j2(value)(job)
+            reference(job)
+        ref = r.run("j2_reduced_midpoint", edit=ref_edit, quick_edit=reference_quick,
+                    tag=f"j2_reduced_reference_J{key}")
+        rows.append((value, cart, red, cyl, ref))
+
+    fig = plt.figure(figsize=(13, 8), layout="constrained")
+    gaps, noether = [], []
+    for i, (value, cart, red, cyl, ref) in enumerate(rows):
+        _, _, X = node_longitude(cart)
+        ax = fig.add_subplot(2, 3, 3 * i + 1, projection="3d")
+        ax.plot(X[:, 0], X[:, 1], X[:, 2], lw=0.25, color="tab:blue")
+        ax.set_title(f"unreduced (x, y, z), J₂ = {value:g}, midpoint h = 0.3", fontsize=10)
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+        ax.set_zlabel("z")
+        t, R = red.series(0, ["rho", "z", "p_rho", "p_z"])
+        _, C = cyl.series(0, ["rho", "z", "p_rho", "p_z", "p_phi"])
+        _, F = ref.series(0, ["rho", "z"])
+        b = fig.add_subplot(2, 3, 3 * i + 2)
+        b.plot(F[:, 0], F[:, 1], ".", ms=0.4, color="k", label="continuous (h = 0.003)", rasterized=True)
+        b.plot(R[:, 0], R[:, 1], ".", ms=0.8, color="tab:red", label="Routh equations, h = 0.3",
+               rasterized=True)
+        b.set_xlabel("ρ = √(x² + y²)")
+        b.set_ylabel("z")
+        b.set_title(f"reduced (ρ, z), J₂ = {value:g}", fontsize=10)
+        b.legend(fontsize=8, frameon=False, markerscale=10, loc="center left")
+        gap = np.max(np.abs(R - C[:, :4]), axis=1)
+        gaps.append(float(gap.max()))
+        noether.append(float(np.max(np.abs(C[:, 4] - C[0, 4]))))
+        c = fig.add_subplot(2, 3, 3 * i + 3)
+        # Largest so far: the differences oscillate with the orbit, their envelope is what grows.
+        c.semilogy(t[1:], np.maximum.accumulate(np.maximum(gap[1:], 1e-17)), lw=1.0, color="tab:red",
+                   label="reduced − projection of the unreduced run")
+        c.semilogy(t[1:], np.maximum.accumulate(np.maximum(np.abs(C[1:, 4] - C[0, 4]), 1e-17)), lw=1.0,
+                   color="tab:gray", label="|p_φ − μ| in the unreduced run")
+        c.set_xlabel("time")
+        c.set_ylabel("largest |difference| so far (ρ, z, p_ρ, p_z)")
+        c.set_ylim(1e-17, 1e-9)
+        c.set_title(f"Theorem 2.3, J₂ = {value:g}", fontsize=10)
+        c.legend(fontsize=8, frameon=False, loc="upper left")
+    png = "j2_routh_reduction.png"
+    save(fig, fig_dir, png)
+    names = ["j2_spherical_midpoint", "j2_midpoint", "j2_reduced_midpoint", "j2_cylindrical_midpoint"]
+    runs = [run for row in rows for run in row[1:]]
+    mu = rows[0][2].job["model"]["params"]["mu"]
+    text = (
+        "Jalnapurkar, Leok, Marsden & West §5.5, their Figs. 2–5 side by side: the circular start of entry 4 "
+        "(a = 1.5, i = 20°) with J₂ = 0 (top) and J₂ = 0.05 (bottom), midpoint rule, h = 0.3, 4000 steps. Left: "
+        "the unreduced orbit in space (the built-in `j2_satellite`, Cartesian): a thin ring without J₂, a "
+        "precessing one with it. Middle: the reduced orbit in shape space (ρ, z), computed by the discrete Routh "
+        "equations — the midpoint rule on the amended Routhian ½(ρ̇² + ż²) − μ²/(2ρ²) − V(ρ, z) at the orbit's "
+        f"angular momentum μ = {mu:.6f}, a formula model of two degrees of freedom "
+        "([formula_models.md](formula_models.md#the-discrete-routh-reduction-of-the-j2-satellite-as-two-formula-models))"
+        " — against the continuous orbit (the same model at h = 0.003). The reduced view separates what the "
+        "unreduced one mixes: without J₂ the continuous curve is the arc ρ² + z² = a² (their Fig. 2), which the "
+        "discretisation widens into a thin band (the small eccentricity it gives the circular orbit, whose "
+        "apsides wander: their Fig. 4); with J₂ = 0.05 the orbit fills a region, the same for the discrete and the "
+        "continuous run (their Figs. 3 and 5). Right: Theorem 2.3 — the reduced discrete trajectory equals the "
+        "shape-space projection of the unreduced discrete one started on the momentum level μ; here the "
+        "unreduced run is the midpoint rule in cylindrical coordinates (ρ, φ, z), the same discrete Lagrangian "
+        "(a formula model with L_z = p_φ as its momentum map). The largest difference over the run is "
+        f"{gaps[0]:.1e} (J₂ = 0) and {gaps[1]:.1e} (J₂ = 0.05), with both Newton residuals at round-off: "
+        "rounding differences, grown as an orbit's phase error grows, about ε N^{3/2} = 2.8e-11 after N = 4000 "
+        "steps (Brouwer); the unreduced run keeps p_φ = μ to "
+        f"{max(noether):.0e} (discrete Noether). The Cartesian run (left) is another discrete Lagrangian, so its "
+        "projection differs from the reduced run by the schemes' O(h²)."
+    )
+    return Entry("j2_reduced", "J₂ satellite reduced: the discrete Routh equations (Jalnapurkar, Leok, Marsden & West)",
+                 png, text, names, runs)
+
+
 # ----------------------------------------------------------------------------------------------------------
 # 5. Henon-Heiles sections
 
@@ -719,8 +824,8 @@ REFERENCES = [
 ]
 
 
-ENTRIES = [entry_pendulum, entry_newmark_rk4, entry_mw, entry_j2, entry_henon_heiles, entry_driven_pendulum,
-           entry_outer_solar_system]
+ENTRIES = [entry_pendulum, entry_newmark_rk4, entry_mw, entry_j2, entry_j2_reduced, entry_henon_heiles,
+           entry_driven_pendulum, entry_outer_solar_system]
 
 
 def write_markdown(entries, md_path, fig_dir, quick):
@@ -770,7 +875,7 @@ def parse_args(argv):
     ap.add_argument("--out-root", help="run outputs (default results/gallery)")
     ap.add_argument("--fig-dir", help="figures (default docs/gallery)")
     ap.add_argument("--md", help="markdown file (default: gallery.md beside the figure directory)")
-    ap.add_argument("--only", help="comma-separated entry keys (pendulum, newmark_rk4, mw, j2, henon_heiles, "
+    ap.add_argument("--only", help="comma-separated entry keys (pendulum, newmark_rk4, mw, j2, j2_reduced, henon_heiles, "
                                    "driven_pendulum, outer_solar_system); the markdown then lists only those")
     a = ap.parse_args(argv)
     if a.quick and not (a.out_root and a.fig_dir):

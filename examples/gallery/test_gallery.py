@@ -19,6 +19,7 @@ EXPECTED = [
     "newmark_rk4_energy.png",
     "marsden_wendlandt_errors.png",
     "j2_node_precession.png",
+    "j2_routh_reduction.png",
     "henon_heiles_sections.png",
     "driven_pendulum_strobe.png",
     "outer_solar_system.png",
