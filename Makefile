@@ -32,8 +32,9 @@ test: build
 # compiled on first use, no scalar reference lanes), with the CUDA backend only where this machine
 # has an NVIDIA GPU (nvidia-smi lists one): the CUDA engines take long to compile and a run without
 # a GPU never uses them. A folder that exists keeps its choices (no reconfiguration, no rebuild).
-# `make test` afterwards makes it a build for testing (every engine, so the model units compile
-# again) with the demo's CUDA choice; `make test` in a fresh folder builds both backends, as CI
+# `make test` afterwards (and `make build` or `make bench`, which configure the same way) makes it
+# a build for testing (every engine and the scalar reference: every unit compiles again) with the
+# demo's CUDA choice; `make test` in a fresh folder builds both backends, as CI
 # does. CMAKE_ARGS=-DVIGOR_ENABLE_CUDA=ON (or OFF) decides instead.
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo ON || echo OFF)
 

@@ -32,7 +32,7 @@ struct Pair {
 /// The VIGOR_FIRST_USE lines of models/first_use.def, as CMake reads them.
 std::vector<Pair> listed_pairs() {
   std::ifstream in(std::string(VIGOR_SOURCE_DIR) + "/models/first_use.def");
-  const std::regex line(R"(^VIGOR_FIRST_USE\(([a-z0-9_]+), *([a-z0-9_]+)\)$)");
+  const std::regex line(R"(^VIGOR_FIRST_USE\(([a-z0-9_]+), *([a-z0-9_]+)\) *$)");
   std::vector<Pair> v;
   for (std::string s; std::getline(in, s);) {
     std::smatch m;
@@ -117,6 +117,7 @@ TEST(FirstUse, ThePluginEngineGivesTheCompiledInBits) {
   auto compiled_in = make_engine(job.integration, r, BackendKind::kCpu);
   auto plugin = make_first_use_engine(job.integration, r, BackendKind::kCpu);
   ASSERT_TRUE(compiled_in && plugin);
+  EXPECT_GT(compiled_in->simd_lanes(), 1);
   EXPECT_EQ(compiled_in->simd_lanes(), plugin->simd_lanes());
   const Outcome a = run(*compiled_in, job), b = run(*plugin, job);
   ASSERT_EQ(a.final.state.size(), b.final.state.size());

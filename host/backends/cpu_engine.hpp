@@ -17,8 +17,9 @@
 ///
 /// kScalarReference: pairs with SIMD lanes also compile the scalar lanes, which only the tests run
 /// (EngineTestHooks::scalar_lanes), to hold the lanes to them bit for bit. A build for testing
-/// defines VIGOR_SCALAR_REFERENCE for every translation unit (CMake's VIGOR_TESTING_ENGINES); a
-/// program-only build (`make demo`) leaves that copy of the driver out.
+/// (CMake's VIGOR_TESTING_ENGINES) defines VIGOR_SCALAR_REFERENCE for its translation units, its
+/// plugins and the programs built against it once installed; a program-only build (`make demo`)
+/// leaves that copy of the driver out.
 #pragma once
 
 #include <omp.h>
