@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine_hooks.hpp"
+#include "engine_runs.hpp"
 #include "host/backends/cpu_engine.hpp"
 #include "host/backends/engine_factory.hpp"
 #include "host/backends/registry.hpp"
@@ -29,11 +30,9 @@ namespace vk = vigor::kernels;
 
 namespace {
 
-struct Outcome {
-  FinalData final;
-  HitStore hits;
-  int lanes = 0;
-};
+using Outcome = vigor_test::EngineRun;
+using vigor_test::expect_identical;
+using vigor_test::per_trajectory;
 
 /// CPU engines with the driver's event bursts, which runs never build (CpuEngine's kEventBursts):
 /// Hénon–Heiles with the integrators of Simd.EventBurstsMatchPerStepTesting.
@@ -63,46 +62,7 @@ Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::si
                                             event_burst);
   auto e = event_burst > 0 ? event_burst_engine(job.integration, r)
                            : make_engine(job.integration, r, BackendKind::kCpu);
-  e->upload(job.ensemble.state, job.ensemble.count);
-  Outcome o;
-  o.lanes = e->simd_lanes();
-  HitBlock block;
-  for (std::int64_t done = 0; done < job.steps;) {
-    const std::int64_t end = std::min(job.steps, done + job.segment_steps);
-    for (;;) {
-      e->launch(end);
-      block.clear();
-      const auto full = e->drain(block);
-      o.hits.append(block);
-      if (full == 0) break;
-    }
-    done = end;
-  }
-  o.final = e->download();
-  return o;
-}
-
-/// Hits per trajectory in order (drain order differs between paths only across trajectories).
-std::vector<std::vector<double>> per_trajectory(const HitStore& s, std::int64_t n) {
-  std::vector<std::vector<double>> v{std::size_t(n)};
-  const std::size_t w = std::size_t(s.dim + 1);
-  for (std::size_t k = 0; k < s.size(); ++k)
-    v[std::size_t(s.trajectory[k])].insert(v[std::size_t(s.trajectory[k])].end(),
-                                           s.values.begin() + k * w,
-                                           s.values.begin() + (k + 1) * w);
-  return v;
-}
-
-void expect_identical(const Outcome& a, const Outcome& b, std::int64_t n) {
-  ASSERT_EQ(a.final.state.size(), b.final.state.size());
-  EXPECT_EQ(0, std::memcmp(a.final.state.data(), b.final.state.data(),
-                           a.final.state.size() * sizeof(double)));
-  EXPECT_EQ(a.final.energy_error, b.final.energy_error);
-  EXPECT_EQ(a.final.step, b.final.step);
-  EXPECT_EQ(a.final.status, b.final.status);
-  EXPECT_EQ(a.final.crossings, b.final.crossings);
-  EXPECT_EQ(a.final.recorded, b.final.recorded);
-  EXPECT_EQ(per_trajectory(a.hits, n), per_trajectory(b.hits, n));
+  return vigor_test::run_engine(*e, job);
 }
 
 // 37 trajectories: not a multiple of any lane width, so the scalar tail runs too.

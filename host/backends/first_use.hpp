@@ -29,6 +29,16 @@ const TemplateSource* find_integrator_source(const std::string& name);
 /// The built-in model of a job name (models/models.def), or nullptr.
 const TemplateSource* find_builtin_model_source(const std::string& name);
 
+/// A plugin whose engine is the model `model_type` (declared in `model_include`) with the
+/// integration's integrator, in its precision, on a resolved backend (kCpu or kCuda): the main
+/// file (plugin.cpp or plugin.cu) holding the plugin entry, the two headers and the
+/// VIGOR_PLUGIN_ENGINE line, its first comment naming `description`. The caller adds a header file
+/// of its own, `what` and `announce`. Throws std::invalid_argument for an unknown integrator or an
+/// unresolved backend. Formula models and first-use pairs both write their plugins with it.
+PluginSource engine_plugin_source(const Integration& in, BackendKind backend,
+                                  const std::string& model_include, const std::string& model_type,
+                                  const std::string& description);
+
 /// Whether this build compiles the pair on first use (never in a build for testing).
 bool compiled_on_first_use(const std::string& model, const std::string& integrator);
 
