@@ -117,10 +117,13 @@ def max_error(q, exact):
     return float(np.max(np.linalg.norm(q - exact, axis=1)))
 
 
-def run_vigor(states, t_end, name, steps_per_period, periods):
+def run_vigor(states, t_end, name, steps_per_period, periods, compensated=False):
     import vigor
     steps = steps_per_period * periods
-    job = {"model": {"name": "kepler"}, "integrator": {"name": name, "dt": t_end / steps},
+    integrator = {"name": name, "dt": t_end / steps}
+    if compensated:
+        integrator["compensated"] = True
+    job = {"model": {"name": "kepler"}, "integrator": integrator,
            "steps": steps, "diagnostics": {"conservation_every": steps}}
     t0 = time.perf_counter()
     res = vigor.run(job, states=states, backend="cpu", threads=1, progress=False)
@@ -180,6 +183,8 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--eccentricity", type=float, nargs=2, default=[0.1, 0.5],
                     metavar=("EMIN", "EMAX"))
+    ap.add_argument("--compensated", action="store_true",
+                    help="also run every vigor integrator with integrator.compensated")
     args = ap.parse_args()
     if args.venv:
         rerun_in_venv(args.venv, __file__)
@@ -214,10 +219,13 @@ def main():
         if have_vigor:
             for name, sweep in VIGOR_INTEGRATORS.items():
                 for spp in sweep:
-                    q, engine, wall = run_vigor(states, t_end, name, spp, args.periods)
-                    keep_best(best, ("vigor", name, spp),
-                              {"method": f"vigor {name}", "setting": f"{spp} steps/period",
-                               "error": max_error(q, exact), "seconds": engine, "wall": wall})
+                    for comp in ([False, True] if args.compensated else [False]):
+                        q, engine, wall = run_vigor(states, t_end, name, spp, args.periods, comp)
+                        label = f"vigor {name}" + (" compensated" if comp else "")
+                        keep_best(best, ("vigor", name, spp, comp),
+                                  {"method": label, "setting": f"{spp} steps/period",
+                                   "error": max_error(q, exact), "seconds": engine,
+                                   "wall": wall})
         if hy is not None:
             for tol in HEYOKA_TOLS:
                 q, seconds, compile_s = heyoka_batch(t_end, states, tol, batch, heyoka_cache)

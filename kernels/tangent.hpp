@@ -265,10 +265,11 @@ inline constexpr bool model_wants_tangent = [] {
 }();
 
 /// Whether the engines compile the tangent map of integrator I on model M (the job parser refuses
-/// the other pairs by name).
+/// the other pairs by name). Not for a compensated integrator: the tangent map is the plain
+/// step's, and the job parser refuses diagnostics.tangent with integrator.compensated.
 template <class I, class M>
 inline constexpr bool tangent_built =
-    model_wants_tangent<M> &&
+    model_wants_tangent<M> && !integrator_compensated<I> &&
     (TangentOps<M, double>::K <= kTangentMaxDirections) && integrator_tangent_affordable<I, M>;
 
 /// The integrator a tangent-map step runs: the plain one when its step accepts a dual state (h

@@ -644,7 +644,7 @@ TEST(JobErrors, Integrator) {
   j["integrator"]["gamma"] = 0.5;
   expect_error(j, "integrator.gamma",
                "unknown key of integrator verlet (known: name, dt, "
-               "newton_iterations)");
+               "newton_iterations, compensated)");
   for (const Json& bad : {Json(0), Json(101), Json(2.5), Json("3")}) {
     j = base_job();
     j["integrator"]["newton_iterations"] = bad;

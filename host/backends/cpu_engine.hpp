@@ -139,6 +139,7 @@ class CpuEngine final : public Engine {
     if (integration_.tangent && !kTangent)
       throw std::invalid_argument("CpuEngine: tangent maps of this pair are not built");
     if (integration_.tangent) store_.allocate_tangent(n, kDim, Setup::kPartials);
+    if constexpr (kernels::integrator_compensated<I>) store_.allocate_round_off(n, kDim);
     for (std::size_t k = 0; k < state_soa.size(); ++k) store_.state[k] = Real(state_soa[k]);
     const auto a = store_.arrays();
     const M model = setup_->model;

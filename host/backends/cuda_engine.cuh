@@ -129,17 +129,20 @@ class CudaEngine final : public Engine {
     try {
       d_.allocate(n, kDim, kMaps, cap);
       if (integration_.tangent) d_.allocate_tangent(n, kDim, EngineSetup<M, I, Real>::kPartials);
+      if constexpr (kernels::integrator_compensated<I>) d_.allocate_round_off(n, kDim);
       d_offset_.resize(cap > 0 ? un : 0);
       release(d_dense_values_);
       release(d_dense_trajectory_);
     } catch (const std::bad_alloc&) {
-      const double per_traj = double(kDim + kMaps + 4) * sizeof(Real) + 3.0 * 8 + 2.0 * 4 +
-                              double(cap) * (kDim + 1) * sizeof(Real) + (cap > 0 ? 8.0 : 0.0) +
-                              (integration_.tangent ? double(EngineSetup<M, I, Real>::kPartials +
-                                                             kernels::kTangentAccCount +
-                                                             kernels::kTangentOutCount + kDim) *
-                                                          sizeof(Real)
-                                                    : 0.0);
+      const double per_traj =
+          double(kDim + kMaps + 4 + (kernels::integrator_compensated<I> ? kDim : 0)) *
+              sizeof(Real) +
+          3.0 * 8 + 2.0 * 4 + double(cap) * (kDim + 1) * sizeof(Real) + (cap > 0 ? 8.0 : 0.0) +
+          (integration_.tangent
+               ? double(EngineSetup<M, I, Real>::kPartials + kernels::kTangentAccCount +
+                        kernels::kTangentOutCount + kDim) *
+                     sizeof(Real)
+               : 0.0);
       throw std::runtime_error(
           "CUDA backend: out of device memory for " + std::to_string(n) + " trajectories (about " +
           std::to_string(per_traj * double(n) / double(1 << 20)) + " MiB) on " + device_name_);

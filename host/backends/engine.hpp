@@ -46,6 +46,8 @@ struct Integration {
   double escape_radius = 0.0;     ///< <= 0: none
   double newton_tolerance = 0.0;  ///< <= 0: none; else status newton-not-converged above it
   bool tangent = false;           ///< diagnostics.tangent: carry tangent maps (kernels/tangent.hpp)
+  /// integrator.compensated: sum the state's updates with compensation (kernels::Compensated)
+  bool compensated = false;
   /// diagnostics.conservation_every: |H - H0| and the momentum maps after every K-th step
   std::int64_t conservation_every = 1;
 };

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "host/backends/engine.hpp"
@@ -74,6 +76,13 @@ struct EngineSetup {
         params(segment_params<Real>(
             s, n, choose_hit_capacity(s.section, n, kDim, sizeof(Real), hit_budget),
             !hooks.per_step)) {
+    // A compensated job gets the Compensated<I> engine (compiled on first use) and no other.
+    if (s.compensated != kernels::integrator_compensated<I>)
+      throw std::logic_error(std::string("engine of ") + I::kName +
+                             (s.compensated ? " without" : " with") +
+                             " compensated summation asked to run a job that sets "
+                             "integrator.compensated to " +
+                             (s.compensated ? "true" : "false"));
     params.event_burst = hooks.event_burst > 0 ? hooks.event_burst : event_burst;
     kernels::set_newton_iterations(integrator, s.newton_iterations);
     kernels::set_newton_iterations(tangent_step, s.newton_iterations);

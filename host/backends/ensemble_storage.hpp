@@ -41,6 +41,7 @@ struct EnsembleStorage {
   Vector<std::int64_t> step, crossings, recorded;
   Vector<std::int32_t> status, hit_count;
   Vector<Real> tangent, tangent_acc, tangent_out, state0;  ///< empty without tangent maps
+  Vector<Real> state_lo;  ///< round-off terms of a compensated integrator; empty otherwise
 
   /// Size every array for n trajectories of `dim` components, `maps` momentum-map components and
   /// `capacity` hit slots each, and reset the per-trajectory counters (the state is left to the
@@ -70,6 +71,12 @@ struct EnsembleStorage {
     state0.resize(un * std::size_t(dim));
   }
 
+  /// Size the round-off terms of a compensated integrator (kernels::Compensated), all zero: the
+  /// initial state is exact as given.
+  void allocate_round_off(std::int64_t n, int dim) {
+    state_lo.assign(std::size_t(n) * std::size_t(dim), Real(0));
+  }
+
   /// f(name, vector) for every array a later launch reads: all but the section buffers (hits,
   /// hit_count), which are empty between segments, and nothing derived from the request.
   template <class F>
@@ -88,6 +95,7 @@ struct EnsembleStorage {
     f("tangent_acc", tangent_acc);
     f("tangent_out", tangent_out);
     f("state0", state0);
+    f("state_lo", state_lo);
   }
 
   /// Engine::save_state of these arrays.
@@ -105,7 +113,8 @@ struct EnsembleStorage {
     return out;
   }
 
-  /// Engine::restore_state: every persistent array must be there with its exact size.
+  /// Engine::restore_state: every persistent array must be there with its exact size (an empty
+  /// one may be absent: checkpoints written before it existed).
   void restore(const std::vector<StateArray>& in) {
     std::size_t matched = 0;
     for_each_persistent([&](const char* name, auto& v) {
@@ -114,6 +123,7 @@ struct EnsembleStorage {
       const StateArray* found = nullptr;
       for (const auto& a : in)
         if (a.name == name) found = &a;
+      if (!found && v.empty()) return;
       if (!found) throw std::runtime_error(std::string("checkpoint lacks the array ") + name);
       if (std::size_t(found->elem_bytes) != elem || found->bytes.size() != v.size() * elem)
         throw std::runtime_error(std::string("checkpoint array ") + name + " holds " +
@@ -148,6 +158,7 @@ struct EnsembleStorage {
       a.tangent_out = ptr(tangent_out);
       a.state0 = ptr(state0);
     }
+    if (state_lo.size() > 0) a.state_lo = ptr(state_lo);
     return a;
   }
 

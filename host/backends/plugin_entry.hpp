@@ -50,6 +50,7 @@ inline bool host_serves(const PluginHost&) { return true; }
 template <class M, class I, class Real>
 std::unique_ptr<Engine> make_engine(const Integration& s, const EngineResources& r) {
   if (s.integrator != I::kName) return nullptr;
+  if (s.compensated != kernels::integrator_compensated<I>) return nullptr;
   if ((s.precision == Precision::kFloat) != std::is_same_v<Real, float>) return nullptr;
   return std::make_unique<PluginEngine<M, I, Real>>(s, r);
 }

@@ -58,6 +58,7 @@ IntegratorInfo describe_integrator() {
   info.newton_iterations = kernels::default_newton_iterations<I>;
   info.requires_model = kernels::integrator_requires<I>;
   info.options.assign(I::kOptions.begin(), I::kOptions.end());
+  info.compensable = kernels::integrator_compensable<I>;
   return info;
 }
 
@@ -75,13 +76,13 @@ namespace {
 /// on first use (host/backends/first_use.hpp) through a plugin.
 template <EngineFactory kCompiledIn, BackendKind kBackend>
 std::unique_ptr<Engine> with_first_use(const Integration& s, const EngineResources& r) {
-  if (compiled_on_first_use(s.model, s.integrator)) return make_first_use_engine(s, r, kBackend);
+  if (compiled_on_first_use(s)) return make_first_use_engine(s, r, kBackend);
   return kCompiledIn(s, r);
 }
 
 /// `vigor validate --compile`: a first-use pair's plugin into the cache now.
 void prepare_first_use(const Integration& s, BackendKind backend) {
-  if (compiled_on_first_use(s.model, s.integrator)) load_plugin(builtin_engine_source(s, backend));
+  if (compiled_on_first_use(s)) load_plugin(builtin_engine_source(s, backend));
 }
 
 /// The model list and whether it is still open for registration (see register_model).

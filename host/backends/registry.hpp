@@ -66,6 +66,8 @@ struct IntegratorInfo {
   int newton_iterations = 0;   ///< default Newton iteration count (0: explicit)
   std::string requires_model;  ///< which models it handles, in words
   std::vector<kernels::ParamSpec> options;
+  /// Whether it may run with integrator.compensated (kernels::integrator_compensable).
+  bool compensable = false;
 };
 
 /// The built-in models in models/models.def order, then the registered ones in registration

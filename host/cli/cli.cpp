@@ -107,6 +107,10 @@ int list() {
     std::printf("    handles: %s\n", i.requires_model.c_str());
     if (i.newton_iterations > 0)
       std::printf("    newton_iterations: default %d\n", i.newton_iterations);
+    if (i.compensable)
+      std::printf(
+          "    compensated: false by default; true sums the updates with compensation "
+          "(compiled on first use)\n");
     if (!i.options.empty()) {
       std::printf("    options:\n");
       print_params(i.options);

@@ -62,6 +62,13 @@ std::vector<std::string> integrator_names() {
   return names;
 }
 
+std::vector<std::string> compensable_names() {
+  std::vector<std::string> names;
+  for (const auto& i : integrator_infos())
+    if (i.compensable) names.push_back(i.name);
+  return names;
+}
+
 /// Deepest nesting of arrays and objects a job file may use. Job files need four levels; the cap
 /// keeps everything that walks the parsed value recursively (nlohmann's dump and copy, the
 /// readers) far from the end of the stack.
@@ -230,7 +237,7 @@ void parse_integrator(const Json& top, Job& job) {
          "unknown integrator " + show(name_json) + " (known: " + list(integrator_names()) + ")");
   job.integration.integrator = info->name;
 
-  std::vector<std::string> known{"name", "dt", "newton_iterations"};
+  std::vector<std::string> known{"name", "dt", "newton_iterations", "compensated"};
   for (const auto& o : info->options) known.push_back(o.name);
   check_keys(in, path, known, "key of integrator " + info->name);
 
@@ -243,6 +250,16 @@ void parse_integrator(const Json& top, Job& job) {
   if (const Json* n = find(in, "newton_iterations"))
     job.integration.newton_iterations =
         int(integer(*n, join(path, "newton_iterations"), 1, kMaxNewtonIterations));
+
+  job.integration.compensated = false;
+  if (const Json* c = find(in, "compensated")) {
+    const std::string cpath = join(path, "compensated");
+    if (!c->is_boolean()) fail(cpath, "must be true or false, got " + show(*c));
+    job.integration.compensated = c->get<bool>();
+    if (job.integration.compensated && !info->compensable)
+      fail(cpath, "true, but " + info->name + " has no compensated form; it is offered by " +
+                      list(compensable_names()));
+  }
 
   job.integration.options.clear();
   for (const auto& o : info->options) {
@@ -261,6 +278,16 @@ void check_pairing(const ModelInfo& model, const Job& job) {
   fail("integrator.name", "integrator \"" + job.integration.integrator + "\" handles " +
                               integrator->requires_model + "; model \"" + model.name +
                               "\" needs one of: " + list(model.integrators));
+}
+
+/// integrator.compensated needs an engine compiled for it: built-in and formula models compile
+/// one on first use; a model registered from C++ has only the engines its program compiled.
+void check_compensated(const ModelInfo& model, const Job& job) {
+  if (!job.integration.compensated || model.builtin || model.formula) return;
+  fail("integrator.compensated",
+       "true, but model \"" + model.name +
+           "\" is registered by its program, which compiled its engines without compensated "
+           "summation; run it with a built-in or a formula model, or drop the key");
 }
 
 void parse_section(const Json& top, const ModelInfo& model, Job& job) {
@@ -488,6 +515,10 @@ void parse_diagnostics(const Json& top, const ModelInfo& model, Integration& s) 
   if (const Json* e = find(*d, "conservation_every"))
     s.conservation_every = integer(*e, "diagnostics.conservation_every", 1, kMaxSteps);
   if (const Json* t = find(*d, "tangent")) s.tangent = parse_tangent(*t, model, s.integrator);
+  if (s.tangent && s.compensated)
+    fail("diagnostics.tangent",
+         "true together with integrator.compensated: the tangent map is that of the plain step; "
+         "measure symplecticity without compensation (the map is the same)");
 }
 
 void parse_output(const Json& top, Job& job) {
@@ -582,6 +613,7 @@ Job parse_job(const std::string& text, const Overrides& overrides) {
   const ModelInfo& model = parse_model(top, job);
   parse_integrator(top, job);
   check_pairing(model, job);
+  check_compensated(model, job);
   parse_steps(top, job);
   parse_section(top, model, job);
   parse_stops(top, model, job.integration);

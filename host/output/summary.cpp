@@ -66,6 +66,7 @@ nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
   s["energy_error_max"] = emax;
   // Maxima over the steps whose count is a multiple of this (1: every step).
   s["conservation_every"] = job.integration.conservation_every;
+  if (job.integration.compensated) s["compensated"] = true;
   const ModelInfo* model = find_model(job.integration.model);
   const IntegratorInfo* integrator = find_integrator(job.integration.integrator);
   if (model && !model->momentum_names.empty()) {

@@ -59,6 +59,7 @@
 #include "kernels/driver/events.hpp"
 #include "kernels/driver/lanes.hpp"
 #include "kernels/driver/segment.hpp"
+#include "kernels/integrators/compensated.hpp"
 #include "kernels/integrators/protocol.hpp"
 #include "kernels/state.hpp"
 #include "kernels/tangent.hpp"
@@ -142,11 +143,42 @@ VIGOR_HD inline void retire_tangent(const MS& ms, const IDS& ids, const typename
   tangent_diagnostics<TOpsS>(ids, ms, x0, sd, acc, k, h, a.tangent_out, n, i);
 }
 
+/// The round-off terms of a compensated state (kernels/core/compensated.hpp), sub-block b's lanes
+/// of a.state_lo ([c * n + i], q's terms then p's); nothing for other states.
+template <class L, class State>
+VIGOR_HD VIGOR_INLINE void load_round_off(const EnsembleArrays<typename L::T>& a, std::int64_t n,
+                                          std::int64_t i0, int b, int valid, State& s) {
+  if constexpr (requires { s.eq; }) {
+    constexpr int d = decltype(s.eq)::size;
+    VIGOR_UNROLL
+    for (int c = 0; c < d; ++c) {
+      s.eq[c] = L::load(a.state_lo + c * n, i0, b, valid);
+      s.ep[c] = L::load(a.state_lo + (d + c) * n, i0, b, valid);
+    }
+  }
+}
+
+/// Lane ll's round-off terms into trajectory i's place in a.state_lo; nothing for other states.
+template <class L, class State>
+VIGOR_HD VIGOR_INLINE void store_round_off(const State& s, int ll,
+                                           const EnsembleArrays<typename L::T>& a, std::int64_t n,
+                                           std::int64_t i) {
+  if constexpr (requires { s.eq; }) {
+    constexpr int d = decltype(s.eq)::size;
+    for (int c = 0; c < d; ++c) {
+      a.state_lo[c * n + i] = L::lane(s.eq[c], ll);
+      a.state_lo[(d + c) * n + i] = L::lane(s.ep[c], ll);
+    }
+  }
+}
+
 /// One lane's state where a failed step froze it: out of line, so that the rare store neither
 /// issues predicated in the step loop nor keeps its addresses in registers.
-template <class Ops, class State, class T>
-VIGOR_HD VIGOR_NOINLINE void store_frozen(State x, T* state, std::int64_t n, std::int64_t i) {
-  Ops::store(x, state + i, n);
+template <class L, class Ops, class State, class T>
+VIGOR_HD VIGOR_NOINLINE void store_frozen(State x, const EnsembleArrays<T>& a, std::int64_t n,
+                                          std::int64_t i) {
+  Ops::store(x, a.state + i, n);
+  store_round_off<L>(x, 0, a, n, i);
 }
 
 /// Advance the trajectories i0 .. i0 + valid - 1 (valid <= L::NB) to sp.end_step, or until each
@@ -173,7 +205,8 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   using Bits = typename L::Bits;
   using Ops = StateOps<MP, P>;
   using OpsS = StateOps<MS, T>;
-  using State = typename Ops::State;
+  // The model's state, with round-off terms when the integrator runs compensated.
+  using State = driver_state_t<IP, typename Ops::State>;
   using TOps = TangentOps<MP, P>;
   using TOpsS = TangentOps<MS, T>;
   // Without tangent maps the dual state is a dummy the compiler drops.
@@ -185,6 +218,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   constexpr bool kSolves = integrator_solves<IP>;
   static_assert(OpsS::kDim == Ops::kDim, "lane and scalar model must match");
   static_assert(B == 1 || !kTangent, "tangent blocks are one sub-block");
+  static_assert(!kTangent || !integrator_compensated<IP>, "tangent maps run the plain step");
   const int valid = L::NB == 1 ? 1 : valid_lanes;
   const std::int64_t n = sp.n;
   const T h = sp.h;
@@ -219,7 +253,10 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
   const T value = sp.section_value;
   for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
     constexpr int b = decltype(bc)::value;
-    if constexpr (!kTangent) L::template load_state<Ops>(mp, a.state, n, i0, b, valid, s[b]);
+    if constexpr (!kTangent) {
+      L::template load_state<Ops>(mp, a.state, n, i0, b, valid, s[b]);
+      load_round_off<L>(a, n, i0, b, valid, s[b]);
+    }
     e0[b] = L::load(a.energy0, i0, b, valid);
     emax[b] = L::load(a.energy_error, i0, b, valid);
     // Maxima no step can change (no momentum maps, no Newton solve) stay in memory as they are.
@@ -262,8 +299,10 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
                               [[maybe_unused]] const auto& tacc) {
     const std::int64_t i = i0 + l;
     // One lane frozen on a failed step wrote its state where it failed (see the failure test).
-    if (!kRetireAtExit || r.status[l] != kStatusNonFinite)
+    if (!kRetireAtExit || r.status[l] != kStatusNonFinite) {
       L::template store_lane<Ops>(v.x, ll, a.state, n, i);
+      store_round_off<L>(v.x, ll, a, n, i);
+    }
     a.step[i] = r.k0[l] + steps;
     a.energy_error[i] = L::lane(v.em, ll);
     if constexpr (kMaps > 0) a.momentum_error[i] = L::lane(v.jm, ll);
@@ -523,7 +562,7 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
           // state before the step would join the loop's own there, and a GPU thread would copy
           // its state at every step (docs/performance.md).
           r.status[0] = kStatusNonFinite;
-          store_frozen<Ops>(before, a.state, n, i0);
+          store_frozen<L, Ops>(before, a, n, i0);
           return;
         } else {
           const Snapshot v = snapshot(bc, before);

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "kernels/core/compare.hpp"
+#include "kernels/core/compensated.hpp"
 #include "kernels/core/config.hpp"
 #include "kernels/core/math.hpp"
 #include "kernels/driver/segment.hpp"
@@ -57,7 +58,7 @@ struct LocateNow {
                                  const EnsembleArrays<T>& a, const SegmentParams<T>& sp,
                                  const State& x0, const State& x1, int, std::int64_t i, int slot,
                                  T k_before) {
-    locate_and_write(ms, is, a, sp, x0, x1, i, slot, k_before);
+    locate_and_write(ms, is, a, sp, plain_state(x0), plain_state(x1), i, slot, k_before);
   }
   template <class MP, class MS, class IP, class IS>
   VIGOR_HD VIGOR_INLINE void flush(const MP&, const MS&, const IP&, const IS&,

@@ -85,6 +85,9 @@ struct EnsembleArrays {
   Real* tangent_acc = nullptr;  ///< [slot * n + i], TangentAcc slots
   Real* tangent_out = nullptr;  ///< [slot * n + i], TangentOut slots (updated at every launch end)
   Real* state0 = nullptr;       ///< [c * n + i]: the initial state
+  /// [c * n + i], c < StateOps::kDim: the round-off terms of q and p of a compensated integrator
+  /// (kernels/core/compensated.hpp); null otherwise.
+  Real* state_lo = nullptr;
 };
 
 /// Write one hit (time and full state) into the trajectory's slot.

@@ -18,6 +18,7 @@
 /// compares and selects in the GPU kernel.
 #pragma once
 
+#include "kernels/core/compensated.hpp"
 #include "kernels/core/config.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
@@ -54,10 +55,10 @@ VIGOR_HD VIGOR_INLINE double composition_weight(int i) {
   return kTable.half[i < n ? i : 2 * n - i];
 }
 
-/// One step of the composition with the weights of Weights. S is Real or a dual number over it (a
-/// tangent-map step); h and the weights stay plain.
-template <class Weights, class Real, class M, class S>
-VIGOR_HD VIGOR_INLINE void palindromic_verlet_step(const M& m, Phase<S, M::dof>& s, Real h) {
+/// One step of the composition with the weights of Weights. PS is a Phase of Real or of a dual
+/// number over it (a tangent-map step; h and the weights stay plain), or a CompensatedPhase.
+template <class Weights, class Real, class M, class PS>
+VIGOR_HD VIGOR_INLINE void palindromic_verlet_step(const M& m, PS& s, Real h) {
   const StormerVerlet<Real> verlet{};
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
@@ -115,25 +116,25 @@ VIGOR_HD VIGOR_INLINE double splitting_drift(int i) {
   return kTable.drift[i < n ? i : 2 * n - i];
 }
 
-/// One step of the splitting with the weights of Weights. S is Real or a dual number over it (a
-/// tangent-map step); h and the weights stay plain.
-template <class Weights, class Real, class M, class S>
-VIGOR_HD VIGOR_INLINE void palindromic_splitting_step(const M& m, Phase<S, M::dof>& s, Real h) {
+/// One step of the splitting with the weights of Weights. PS is a Phase of Real or of a dual
+/// number over it (a tangent-map step; h and the weights stay plain), or a CompensatedPhase.
+template <class Weights, class Real, class M, class PS>
+VIGOR_HD VIGOR_INLINE void palindromic_splitting_step(const M& m, PS& s, Real h) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
   for (int i = 0; i < 2 * Weights::kHalf + 1; ++i) {
     const Real kick = Real(splitting_kick<Weights>(i)) * h;
     VIGOR_UNROLL
-    for (int c = 0; c < M::dof; ++c) s.p[c] += kick * s.f[c];
+    for (int c = 0; c < M::dof; ++c) add_to_p(s, c, kick * s.f[c]);
     const Real drift = Real(splitting_drift<Weights>(i)) * h;
     VIGOR_UNROLL
-    for (int c = 0; c < M::dof; ++c) s.q[c] += drift * m.inv_mass(c) * s.p[c];
+    for (int c = 0; c < M::dof; ++c) add_to_q(s, c, drift * m.inv_mass(c) * s.p[c]);
     s.f = force(m, s.q);
   }
   const Real kick = Real(splitting_kick<Weights>(2 * Weights::kHalf + 1)) * h;
   VIGOR_UNROLL
-  for (int c = 0; c < M::dof; ++c) s.p[c] += kick * s.f[c];
+  for (int c = 0; c < M::dof; ++c) add_to_p(s, c, kick * s.f[c]);
 }
 
 }  // namespace vigor::kernels

@@ -37,6 +37,7 @@
 #include <array>
 #include <cmath>
 
+#include "kernels/core/compensated.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/mechanics.hpp"
 #include "kernels/core/specs.hpp"
@@ -126,6 +127,7 @@ struct Gauss {
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = false;
   static constexpr bool kLaneSafe = true;  // the sweep count and the stages are uniform
+  static constexpr bool kCompensable = true;
   static constexpr int kNewtonIterations = 12;
   static constexpr int kMaxStages = GaussTableau::kMaxStages;
   static constexpr std::array<ParamSpec, 1> kOptions{{
@@ -142,9 +144,12 @@ struct Gauss {
     return g;
   }
 
-  /// One step; returns the last sweep's change of the stage positions.
-  template <class M>
-  VIGOR_HD VIGOR_INLINE Real step(const M& m, Phase<Real, M::dof>& s, Real h, Real) const {
+  /// One step; returns the last sweep's change of the stage positions. PS is a Phase of Real or a
+  /// CompensatedPhase (integrator.compensated): the stages are formed from q0 and their
+  /// increments (Nyström form above), and q1 - q0, p1 - p0 are summed before they are added,
+  /// the implementation Hairer, McLachlan & Razakarivony (2008) recommend for Brouwer's law.
+  template <class M, class PS>
+  VIGOR_HD VIGOR_INLINE Real step(const M& m, PS& s, Real h, Real) const {
     constexpr int n = M::dof;
     const int st = tableau.stages;
     Vec<Real, n> v0, minv;
@@ -187,8 +192,8 @@ struct Gauss {
         dq += Real(tableau.bbar[i]) * F[i][c];
         dp += Real(tableau.b[i]) * F[i][c];
       }
-      s.q[c] += h * v0[c] + h2 * minv[c] * dq;
-      s.p[c] += h * dp;
+      add_to_q(s, c, h * v0[c] + h2 * minv[c] * dq);
+      add_to_p(s, c, h * dp);
     }
     s.f = force(m, s.q);
     return residual;

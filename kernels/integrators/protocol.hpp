@@ -96,6 +96,28 @@ inline constexpr bool integrator_register_sub_blocks = [] {
     return !integrator_solves<I>;
 }();
 
+/// Whether the integrator's step adds its increments to the state with add_to_q and add_to_p
+/// (kernels/core/compensated.hpp), so that it may run compensated (integrator.compensated): it
+/// declares `static constexpr bool kCompensable = true` and takes its state as a template
+/// parameter, Phase or CompensatedPhase.
+template <class I>
+inline constexpr bool integrator_compensable = [] {
+  if constexpr (requires { I::kCompensable; })
+    return bool(I::kCompensable);
+  else
+    return false;
+}();
+
+/// Whether the integrator runs compensated: kernels::Compensated<I> (compensated.hpp), whose
+/// drivers carry the round-off terms per trajectory.
+template <class I>
+inline constexpr bool integrator_compensated = [] {
+  if constexpr (requires { I::kCompensated; })
+    return bool(I::kCompensated);
+  else
+    return false;
+}();
+
 /// Set the Newton iteration count (n > 0) of an implicit integrator; explicit ones ignore it.
 template <class I>
 inline void set_newton_iterations(I& integrator, int n) {

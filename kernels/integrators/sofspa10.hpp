@@ -62,12 +62,13 @@ struct SofSpa10 {
   static constexpr int kOrder = 10;
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = true;
+  static constexpr bool kCompensable = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
   static SofSpa10 from_options(const double*) { return {}; }
 
-  template <class M, class S>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
+  template <class M, class PS>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     palindromic_verlet_step<SofSpa10Weights>(m, s, h);
   }
 };

@@ -14,6 +14,7 @@
 
 #include <array>
 
+#include "kernels/core/compensated.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/specs.hpp"
 
@@ -27,22 +28,24 @@ struct StormerVerlet {
   static constexpr int kOrder = 2;
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = true;
+  static constexpr bool kCompensable = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
   static StormerVerlet from_options(const double*) { return {}; }
 
-  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
-  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
-  template <class M, class S>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
+  /// PS is a Phase of Real or of a dual number over it (a tangent-map step, kernels/tangent.hpp;
+  /// h and the coefficients stay plain, so no arithmetic is spent on their zero partials), or a
+  /// CompensatedPhase (integrator.compensated).
+  template <class M, class PS>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     const Real hh = Real(0.5) * h;
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];
+    for (int i = 0; i < M::dof; ++i) add_to_p(s, i, hh * s.f[i]);
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
+    for (int i = 0; i < M::dof; ++i) add_to_q(s, i, h * m.inv_mass(i) * s.p[i]);
     s.f = force(m, s.q);
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) s.p[i] += hh * s.f[i];
+    for (int i = 0; i < M::dof; ++i) add_to_p(s, i, hh * s.f[i]);
   }
 };
 

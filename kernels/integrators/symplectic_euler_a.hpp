@@ -17,6 +17,7 @@
 
 #include <array>
 
+#include "kernels/core/compensated.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/specs.hpp"
 
@@ -31,18 +32,20 @@ struct SymplecticEulerA {
   static constexpr int kOrder = 1;
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = true;
+  static constexpr bool kCompensable = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
   static SymplecticEulerA from_options(const double*) { return {}; }
 
-  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
-  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
-  template <class M, class S>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
+  /// PS is a Phase of Real or of a dual number over it (a tangent-map step, kernels/tangent.hpp;
+  /// h and the coefficients stay plain, so no arithmetic is spent on their zero partials), or a
+  /// CompensatedPhase (integrator.compensated).
+  template <class M, class PS>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) s.p[i] += h * s.f[i];
+    for (int i = 0; i < M::dof; ++i) add_to_p(s, i, h * s.f[i]);
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
+    for (int i = 0; i < M::dof; ++i) add_to_q(s, i, h * m.inv_mass(i) * s.p[i]);
     s.f = force(m, s.q);
   }
 };

@@ -35,6 +35,7 @@ struct Yoshida4 {
   static constexpr int kOrder = 4;
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = true;
+  static constexpr bool kCompensable = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
   /// Outer weight 1/(2 - 2^{1/3}) and inner weight 1 - 2 c1 (30 digits computed with mpmath).
@@ -43,10 +44,11 @@ struct Yoshida4 {
 
   static Yoshida4 from_options(const double*) { return {}; }
 
-  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
-  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
-  template <class M, class S>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
+  /// PS is a Phase of Real or of a dual number over it (a tangent-map step, kernels/tangent.hpp;
+  /// h and the coefficients stay plain, so no arithmetic is spent on their zero partials), or a
+  /// CompensatedPhase (integrator.compensated).
+  template <class M, class PS>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     const StormerVerlet<Real> verlet{};
     const Real h1 = Real(kC1) * h;
     verlet.step(m, s, h1);

@@ -33,6 +33,7 @@ struct Yoshida6 {
   static constexpr int kOrder = 6;
   static constexpr bool kSymplectic = true;
   static constexpr bool kExplicit = true;
+  static constexpr bool kCompensable = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
   static constexpr double kW1 = -1.17767998417887;
@@ -42,10 +43,11 @@ struct Yoshida6 {
 
   static Yoshida6 from_options(const double*) { return {}; }
 
-  /// S is Real, or a dual number over it (a tangent-map step, kernels/tangent.hpp): h and the
-  /// coefficients stay plain, so no arithmetic is spent on their zero partials.
-  template <class M, class S>
-  VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<S, M::dof>& s, Real h) const {
+  /// PS is a Phase of Real or of a dual number over it (a tangent-map step, kernels/tangent.hpp;
+  /// h and the coefficients stay plain, so no arithmetic is spent on their zero partials), or a
+  /// CompensatedPhase (integrator.compensated).
+  template <class M, class PS>
+  VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     const StormerVerlet<Real> verlet{};
     const Real h1 = Real(kW1) * h;
     const Real h2 = Real(kW2) * h;

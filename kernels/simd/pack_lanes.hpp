@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/core/compensated.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/driver/lanes.hpp"
 #include "kernels/integrators/protocol.hpp"
@@ -49,6 +50,18 @@ VIGOR_INLINE Phase<Pack<T, W>, N> without_force(const Phase<Pack<T, W>, N>& s) {
   r.q = s.q;
   r.p = s.p;
   r.f = Vec<Pack<T, W>, N>::filled(Pack<T, W>(T(0)));
+  return r;
+}
+
+/// The same for a compensated state: its round-off terms kept.
+template <class T, int W, int N>
+VIGOR_INLINE CompensatedPhase<Pack<T, W>, N> without_force(
+    const CompensatedPhase<Pack<T, W>, N>& s) {
+  CompensatedPhase<Pack<T, W>, N> r;
+  static_cast<Phase<Pack<T, W>, N>&>(r) =
+      without_force(static_cast<const Phase<Pack<T, W>, N>&>(s));
+  r.eq = s.eq;
+  r.ep = s.ep;
   return r;
 }
 

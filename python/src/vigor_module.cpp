@@ -198,6 +198,7 @@ nb::object integrators() {
                    {"symplectic", i.symplectic},
                    {"explicit", i.is_explicit},
                    {"newton_iterations", i.newton_iterations},
+                   {"compensable", i.compensable},
                    {"handles", i.requires_model},
                    {"options", params_json(i.options)}});
   return to_python(out);

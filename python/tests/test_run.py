@@ -188,3 +188,25 @@ def test_summary_records_the_states_that_were_run(tmp_path):
         vigor.run(henon_heiles_job(), out=tmp_path / "out", progress=False)
     assert "force=True" in str(e.value) and "--force" not in str(e.value)
 
+
+
+def test_compensated_run_is_listed_run_and_summarised():
+    """integrator.compensated: the integrators that offer it say so, and a run records it (its
+    engine is compiled on first use, like a formula model's)."""
+    offer = {i["name"]: i["compensable"] for i in vigor.integrators()}
+    assert offer["verlet"] and offer["blanes_moan6"] and offer["gauss"]
+    assert not offer["midpoint"] and not offer["rk4"]
+    job = henon_heiles_job(steps=500)
+    job["integrator"]["compensated"] = True
+    res = vigor.run(job, progress=False)
+    assert res.summary["compensated"] is True
+    assert set(res.final["status"]) == {"ok"}
+    plain = vigor.run(henon_heiles_job(steps=500), progress=False)
+    assert "compensated" not in plain.summary
+    # The same orbits to round-off: the sums differ in the last bits, the scheme not at all.
+    assert np.abs(res.final["q1"] - plain.final["q1"]).max() < 1e-12
+    bad = henon_heiles_job(steps=10)
+    bad["integrator"] = {"name": "midpoint", "dt": 0.01, "compensated": True}
+    with pytest.raises(vigor.JobError) as e:
+        vigor.validate(bad)
+    assert e.value.key == "integrator.compensated"
