@@ -178,6 +178,8 @@ def main():
     ap.add_argument("--ref-orbits", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", default="")
+    ap.add_argument("--compensated", action="store_true",
+                    help="also run the high-order schemes with integrator.compensated")
     args = ap.parse_args()
     if args.venv:
         rerun_in_venv(args.venv, __file__)
@@ -191,10 +193,15 @@ def main():
     print(f"reference: {sum(len(r) for r in reference)} crossings of {len(ref_rows)} orbits in "
           f"{time.perf_counter() - t0:.1f} s (80-bit, tol 1e-18)", file=sys.stderr)
 
+    runs = dict(VIGOR_RUNS)
+    if args.compensated:
+        for name in ("blanes_moan6", "kahan_li8", "sofspa10", "gauss s=8, 8 sweeps"):
+            integrator, sweep = VIGOR_RUNS[name]
+            runs[name + ", compensated"] = (dict(integrator, compensated=True), sweep)
     best = {}
     cache = {}
     for _ in range(args.rounds):
-        for name, (integrator, sweep) in VIGOR_RUNS.items():
+        for name, (integrator, sweep) in runs.items():
             for h in sweep:
                 pts, wall, engine = run_vigor(states, args.t_end, integrator, h, ref_rows)
                 key = ("vigor", name, h)
