@@ -219,8 +219,24 @@ struct Dual {
     const Real c = cbrt(a.v);
     return a.chain(c, c / (Real(3) * a.v));
   }
-  VIGOR_HD VIGOR_INLINE friend Dual sin(const Dual& a) { return a.chain(sin(a.v), cos(a.v)); }
-  VIGOR_HD VIGOR_INLINE friend Dual cos(const Dual& a) { return a.chain(cos(a.v), -sin(a.v)); }
+  // sin and cos need each other for the derivative: one sincos of the value (the same bits as
+  // sin and cos apart, trig.hpp).
+  VIGOR_HD VIGOR_INLINE friend void sincos(const Dual& a, Dual& sin_a, Dual& cos_a) {
+    Real s, c;
+    sincos(a.v, s, c);
+    sin_a = a.chain(s, c);
+    cos_a = a.chain(c, -s);
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual sin(const Dual& a) {
+    Real s, c;
+    sincos(a.v, s, c);
+    return a.chain(s, c);
+  }
+  VIGOR_HD VIGOR_INLINE friend Dual cos(const Dual& a) {
+    Real s, c;
+    sincos(a.v, s, c);
+    return a.chain(c, -s);
+  }
   VIGOR_HD VIGOR_INLINE friend Dual tan(const Dual& a) {
     const Real t = tan(a.v);
     return a.chain(t, Real(1) + t * t);

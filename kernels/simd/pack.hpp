@@ -12,8 +12,9 @@
 /// Built on GCC/Clang vector extensions (host compilers only; never seen by nvcc's device pass).
 /// Comparisons give a `Mask` (all-ones lanes where true); branches become `select`.
 /// Transcendentals: sqrt is the correctly rounded packed instruction (identical to scalar sqrt);
-/// sin/cos/exp/log call glibc's vector math library (libmvec) where it has the width, else the
-/// scalar function per lane. libmvec's results are within 4 ulp of the scalar libm, not identical.
+/// sin and cos are vigor's own (kernels/core/trig.hpp), identical to the scalar ones lane by lane;
+/// exp/log call glibc's vector math library (libmvec) where it has the width, else the scalar
+/// function per lane. libmvec's results are within 4 ulp of the scalar libm, not identical.
 #pragma once
 
 #include <math.h>
@@ -27,8 +28,10 @@
 #include <immintrin.h>
 #endif
 
+#include "kernels/core/arith.hpp"
 #include "kernels/core/compare.hpp"
 #include "kernels/core/config.hpp"
+#include "kernels/core/trig.hpp"
 
 namespace vigor::kernels {
 
@@ -162,6 +165,11 @@ struct Mask {
   friend Mask operator|(const Mask& a, const Mask& b) {
     Mask m;
     for (int r = 0; r < R; ++r) m.v[r] = a.v[r] | b.v[r];
+    return m;
+  }
+  friend Mask operator^(const Mask& a, const Mask& b) {
+    Mask m;
+    for (int r = 0; r < R; ++r) m.v[r] = a.v[r] ^ b.v[r];
     return m;
   }
   friend Mask operator!(const Mask& a) {
@@ -492,31 +500,19 @@ typedef float f4 __attribute__((vector_size(16)));
 typedef float f8 __attribute__((vector_size(32)));
 typedef float f16 __attribute__((vector_size(64)));
 extern "C" {
-d2 _ZGVbN2v_sin(d2);
-d2 _ZGVbN2v_cos(d2);
 d2 _ZGVbN2v_exp(d2);
 d2 _ZGVbN2v_log(d2);
-f4 _ZGVbN4v_sinf(f4);
-f4 _ZGVbN4v_cosf(f4);
 f4 _ZGVbN4v_expf(f4);
 f4 _ZGVbN4v_logf(f4);
 #if defined(__AVX2__)
-d4 _ZGVdN4v_sin(d4);
-d4 _ZGVdN4v_cos(d4);
 d4 _ZGVdN4v_exp(d4);
 d4 _ZGVdN4v_log(d4);
-f8 _ZGVdN8v_sinf(f8);
-f8 _ZGVdN8v_cosf(f8);
 f8 _ZGVdN8v_expf(f8);
 f8 _ZGVdN8v_logf(f8);
 #endif
 #if defined(__AVX512F__)
-d8 _ZGVeN8v_sin(d8);
-d8 _ZGVeN8v_cos(d8);
 d8 _ZGVeN8v_exp(d8);
 d8 _ZGVeN8v_log(d8);
-f16 _ZGVeN16v_sinf(f16);
-f16 _ZGVeN16v_cosf(f16);
 f16 _ZGVeN16v_expf(f16);
 f16 _ZGVeN16v_logf(f16);
 #endif
@@ -561,13 +557,102 @@ f16 _ZGVeN16v_logf(f16);
       return lanewise(a, [](T x) { return vigor::kernels::fn(x); });                          \
     }                                                                                         \
   }
-VIGOR_PACK_MATH(sin)
-VIGOR_PACK_MATH(cos)
 VIGOR_PACK_MATH(exp)
 VIGOR_PACK_MATH(log)
 #undef VIGOR_PACK_MATH
 #undef VIGOR_MVEC_64
 #undef VIGOR_MVEC_32
+
+/// a * b + c with one rounding in every lane: the packed FMA instruction where the target has
+/// one, else the C library's exact fma lane by lane (slow, but the same bits as the scalar path).
+template <class T, int W>
+inline Pack<T, W> fma(const Pack<T, W>& a, const Pack<T, W>& b, const Pack<T, W>& c) {
+  using V = typename Pack<T, W>::V;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(V) == 64) {
+    if constexpr (sizeof(T) == 8)
+      return Pack<T, W>::map([&](int r) { return V(_mm512_fmadd_pd(a.v[r], b.v[r], c.v[r])); });
+    else
+      return Pack<T, W>::map([&](int r) { return V(_mm512_fmadd_ps(a.v[r], b.v[r], c.v[r])); });
+  }
+#endif
+#if defined(__FMA__)
+  if constexpr (sizeof(V) == 32) {
+    if constexpr (sizeof(T) == 8)
+      return Pack<T, W>::map([&](int r) { return V(_mm256_fmadd_pd(a.v[r], b.v[r], c.v[r])); });
+    else
+      return Pack<T, W>::map([&](int r) { return V(_mm256_fmadd_ps(a.v[r], b.v[r], c.v[r])); });
+  }
+  if constexpr (sizeof(V) == 16) {
+    if constexpr (sizeof(T) == 8)
+      return Pack<T, W>::map([&](int r) { return V(_mm_fmadd_pd(a.v[r], b.v[r], c.v[r])); });
+    else
+      return Pack<T, W>::map([&](int r) { return V(_mm_fmadd_ps(a.v[r], b.v[r], c.v[r])); });
+  }
+#endif
+  Pack<T, W> x;
+  for (int r = 0; r < Pack<T, W>::R; ++r)
+    for (int j = 0; j < Pack<T, W>::L; ++j)
+      x.v[r][j] = vigor::kernels::fma(a.v[r][j], b.v[r][j], c.v[r][j]);
+  return x;
+}
+
+/// The product, never fused with a later addition (the host compiles with -ffp-contract=off).
+template <class T, int W>
+inline Pack<T, W> mul_unfused(const Pack<T, W>& a, const Pack<T, W>& b) {
+  return a * b;
+}
+
+/// Bit b of every lane's quadrant (kernels/core/trig.hpp): an AND on the integer view.
+template <class T, int W>
+inline Mask<T, W> quadrant_bit(const Pack<T, W>& q, unsigned b) {
+  using M = Mask<T, W>;
+  using I = typename M::I;
+  M m;
+  for (int r = 0; r < Pack<T, W>::R; ++r)
+    m.v[r] = (reinterpret_cast<typename M::V>(q.v[r]) & I(b)) != I(0);
+  return m;
+}
+
+/// v with the lanes in `bits` replaced by f of the same lane of x: the rare lanes the fast
+/// reduction flags (kernels/core/trig.hpp) take the scalar function itself, out of line so that
+/// the common path keeps its values in registers.
+template <class T, int W, class F>
+VIGOR_NOINLINE Pack<T, W> with_scalar_lanes(const Pack<T, W>& x, Pack<T, W> v, std::uint64_t bits,
+                                            F f) {
+  for_each_lane(bits, [&](int l) { v.set(l, f(x[l])); });
+  return v;
+}
+
+/// sin and cos of every lane with vigor's own functions (kernels/core/trig.hpp): each lane gives
+/// the bits of the scalar sin and cos, since it takes the same method as the scalar path.
+template <class T, int W>
+inline Pack<T, W> sin(const Pack<T, W>& x) {
+  using P = Pack<T, W>;
+  Mask<T, W> flagged;
+  const P v = trig_detail::sin_of_reduced<T>(trig_detail::reduce_fast<T>(x, flagged));
+  const P s = select(x == P(T(0)), x, v);
+  if (!flagged.any()) return s;
+  return with_scalar_lanes(x, s, flagged.bits(), [](T y) { return sin_of(y); });
+}
+template <class T, int W>
+inline Pack<T, W> cos(const Pack<T, W>& x) {
+  Mask<T, W> flagged;
+  const Pack<T, W> c = trig_detail::cos_of_reduced<T>(trig_detail::reduce_fast<T>(x, flagged));
+  if (!flagged.any()) return c;
+  return with_scalar_lanes(x, c, flagged.bits(), [](T y) { return cos_of(y); });
+}
+template <class T, int W>
+inline void sincos(const Pack<T, W>& x, Pack<T, W>& sin_x, Pack<T, W>& cos_x) {
+  using P = Pack<T, W>;
+  Mask<T, W> flagged;
+  trig_detail::place_in_quadrant<T>(trig_detail::reduce_fast<T>(x, flagged), sin_x, cos_x);
+  sin_x = select(x == P(T(0)), x, sin_x);
+  if (flagged.any()) {
+    sin_x = with_scalar_lanes(x, sin_x, flagged.bits(), [](T y) { return sin_of(y); });
+    cos_x = with_scalar_lanes(x, cos_x, flagged.bits(), [](T y) { return cos_of(y); });
+  }
+}
 
 /// Lane by lane for the functions libmvec has no vector entry for (or models rarely need).
 #define VIGOR_PACK_LANEWISE(fn)                                    \

@@ -1,0 +1,88 @@
+/// @file arith.hpp
+/// @brief The arithmetic primitives vigor's own elementary functions are written with, for float
+/// and double on host and device (SIMD packs overload them in kernels/simd/pack.hpp).
+///
+/// `fma` is the fused multiply-add: one rounding of a*b + c on every backend (the hardware
+/// instruction on the GPU and on x86 with FMA; the C library's exact emulation elsewhere), so an
+/// expression written with it gives the same bits everywhere. `mul_unfused` is a product that no
+/// compiler may fuse into a following addition: on the host vigor compiles with
+/// -ffp-contract=off, but nvcc contracts a*b + c into an FMA unless the product is written with
+/// the round-to-nearest intrinsic. Double-word arithmetic (trig.hpp) relies on both.
+#pragma once
+
+#include <math.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "config.hpp"
+
+namespace vigor::kernels {
+
+VIGOR_HD VIGOR_INLINE double fma(double a, double b, double c) { return ::fma(a, b, c); }
+VIGOR_HD VIGOR_INLINE float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+
+VIGOR_HD VIGOR_INLINE double mul_unfused(double a, double b) {
+#if VIGOR_DEVICE_PASS
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+VIGOR_HD VIGOR_INLINE float mul_unfused(float a, float b) {
+#if VIGOR_DEVICE_PASS
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+VIGOR_HD VIGOR_INLINE double abs(double x) { return ::fabs(x); }
+VIGOR_HD VIGOR_INLINE float abs(float x) { return ::fabsf(x); }
+VIGOR_HD VIGOR_INLINE double ldexp(double x, int e) { return ::ldexp(x, e); }
+VIGOR_HD VIGOR_INLINE float ldexp(float x, int e) { return ::ldexpf(x, e); }
+
+/// a where m, else b (both evaluated): the scalar form of the lane-wise select of SIMD packs
+/// (kernels/simd/pack.hpp), so code written with it runs on either.
+template <class T>
+VIGOR_HD VIGOR_INLINE T select(bool m, T a, T b) {
+  return m ? a : b;
+}
+
+/// The bits of a float or double as an unsigned integer of the same width.
+VIGOR_HD VIGOR_INLINE std::uint64_t bits_of(double x) {
+  std::uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+VIGOR_HD VIGOR_INLINE std::uint32_t bits_of(float x) {
+  std::uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/// The high and low 64 bits of the 128-bit product a * b.
+VIGOR_HD VIGOR_INLINE void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi,
+                                     std::uint64_t& lo) {
+#if VIGOR_DEVICE_PASS
+  hi = __umul64hi(a, b);
+  lo = a * b;
+#else
+  __extension__ typedef unsigned __int128 U128;  // a GCC/Clang extension, as -Wpedantic notes
+  const U128 p = static_cast<U128>(a) * b;
+  hi = static_cast<std::uint64_t>(p >> 64);
+  lo = static_cast<std::uint64_t>(p);
+#endif
+}
+
+/// Leading zero bits of a non-zero 64-bit integer.
+VIGOR_HD VIGOR_INLINE int leading_zeros(std::uint64_t x) {
+#if VIGOR_DEVICE_PASS
+  return __clzll(static_cast<long long>(x));
+#else
+  return __builtin_clzll(x);
+#endif
+}
+
+}  // namespace vigor::kernels
