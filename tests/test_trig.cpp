@@ -150,13 +150,21 @@ void expect_lanes_equal_scalar() {
   const T special[] = {T(0), -T(0), std::numeric_limits<T>::infinity(),
                        std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::denorm_min()};
   for (std::size_t i = 0; i < 5; ++i) x[7 * i + 1] = special[i];
+  // Angles within round-off of k pi/2 (an inverted pendulum sits at pi): lanes the fast
+  // reduction flags and hands to the scalar function.
+  for (std::size_t i = 0; i < 8; ++i)
+    x[11 * i + 3] = static_cast<T>((i + 1) * 1.5707963267948966192L);
   for (std::size_t b = 0; b < x.size(); b += W) {
     const P a = P::load(&x[b]);
     const P s = vk::sin(a), c = vk::cos(a);
+    P s2, c2;
+    vk::sincos(a, s2, c2);
     for (int l = 0; l < W; ++l) {
       const T v = x[b + std::size_t(l)];
       EXPECT_EQ(bits(s[l]), bits(vk::sin(v))) << std::hexfloat << v;
       EXPECT_EQ(bits(c[l]), bits(vk::cos(v))) << std::hexfloat << v;
+      EXPECT_EQ(bits(s2[l]), bits(vk::sin(v))) << std::hexfloat << v;
+      EXPECT_EQ(bits(c2[l]), bits(vk::cos(v))) << std::hexfloat << v;
     }
   }
 }
