@@ -18,12 +18,12 @@ namespace vk = vigor::kernels;
 
 namespace {
 
-// The error bound the method gives (docs/elementary_functions.md): the final addition
-// rounds once (0.5 ulp); the correction term added to hi (at most 0.11 |hi| for sin, 0.32 for cos)
-// carries ~3 roundings and the polynomial's fit error (2^-52.7 for double, 2^-25 for float, of
-// the correction), under 0.35 ulp of the result; the reduced argument's tail is exact to 2^-100
-// relative. So < 0.85 ulp; the sampled maxima are 0.78 (double) and 0.70 (float). A wrong
-// coefficient, quadrant or reduction shows as errors of thousands of ulps.
+// The error bound the method gives (docs/elementary_functions.md): the final addition rounds once
+// (0.5 ulp); in the sin kernel at |hi| = pi/4 the correction (0.11 of the result) adds four
+// roundings and the polynomial's fit error, 0.33 ulp in all; the cos kernel adds under 0.05; the
+// reduced argument's tail is exact to 2^-100 relative. So < 0.85 ulp. Sampled maxima are 0.78
+// here and 0.81 in a search near |r| = pi/4 (0x1.9233af2080c85p-1 below); exhaustively 0.72 in
+// float. A wrong coefficient, quadrant or reduction shows as errors of thousands of ulps.
 constexpr double kMaxUlps = 0.85;
 
 template <class T>
@@ -31,7 +31,7 @@ double ulps(T got, long double want) {
   if (std::isnan(want)) return std::isnan(got) ? 0.0 : 1e30;
   if (want == 0) return got == 0 ? 0.0 : 1e30;
   int e;
-  std::frexp(static_cast<double>(want), &e);
+  frexpl(want, &e);
   constexpr int digits = std::numeric_limits<T>::digits;
   constexpr int min_exp = std::numeric_limits<T>::min_exponent;
   const long double ulp = std::ldexp(1.0L, std::max(e, min_exp) - digits);
@@ -106,6 +106,20 @@ TEST(Trig, HardestDoubleReduction) {
   EXPECT_LT(ulps(vk::cos(x), cosl(static_cast<long double>(x))), kMaxUlps);
 }
 
+TEST(Trig, WorstFoundAndExtremeArguments) {
+  // The worst cases a search near |r| = pi/4 found (the sin kernel's largest error budget), and
+  // the largest finite values, whose Payne–Hanek window reads the last words of the 2/pi table.
+  for (double x : {0x1.9233af2080c85p-1, 0x1.920b3084f0743p-1, std::numeric_limits<double>::max(),
+                   -std::numeric_limits<double>::max()}) {
+    EXPECT_LT(ulps(vk::sin(x), sinl(static_cast<long double>(x))), kMaxUlps) << std::hexfloat << x;
+    EXPECT_LT(ulps(vk::cos(x), cosl(static_cast<long double>(x))), kMaxUlps) << std::hexfloat << x;
+  }
+  for (float x : {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()}) {
+    EXPECT_LT(ulps(vk::sin(x), sinl(static_cast<long double>(x))), kMaxUlps);
+    EXPECT_LT(ulps(vk::cos(x), cosl(static_cast<long double>(x))), kMaxUlps);
+  }
+}
+
 TEST(Trig, SpecialValues) {
   const double inf = std::numeric_limits<double>::infinity();
   EXPECT_EQ(bits(vk::sin(-0.0)), bits(-0.0));
@@ -122,7 +136,10 @@ TEST(Trig, SpecialValues) {
 }
 
 TEST(Trig, OddAndEvenBitForBit) {
-  for (double x : sample<double>({0.0, 1e6, false}, 20000, 3)) {
+  std::vector<double> xs = sample<double>({0.0, 1e6, false}, 20000, 3);
+  const std::vector<double> huge = sample<double>({0x1p30, 1e308, true}, 5000, 4);  // Payne–Hanek
+  xs.insert(xs.end(), huge.begin(), huge.end());
+  for (double x : xs) {
     EXPECT_EQ(bits(vk::sin(-x)), bits(-vk::sin(x))) << x;
     EXPECT_EQ(bits(vk::cos(-x)), bits(vk::cos(x))) << x;
   }
@@ -178,7 +195,7 @@ TEST(Trig, PackLanesGiveTheScalarBits) {
   expect_lanes_equal_scalar<float, 2 * vk::native_lanes<float>()>();
 }
 
-TEST(Trig, DualDerivativesComeFromOneSincos) {
+TEST(Trig, DualDerivativesAreCosAndMinusSin) {
   using D = vk::Dual<double, 1>;
   D x(0.7);
   x.d[0] = 2.0;
