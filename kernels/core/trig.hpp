@@ -11,19 +11,21 @@
 /// against long double; the derivation is in docs/elementary_functions.md).
 ///
 /// Method, for x = (4n + q) pi/2 + r with |r| <= pi/4 (Muller, "Elementary Functions", ch. 11):
-///  - Reduction. For |x| < kFastLimit, Cody–Waite with three parts of pi/2: k = rint(x 2/pi) by
-///    the 1.5·2^(p-1) rounding trick, t = x - k P1 is exact (an FMA; t is a multiple of ulp(P1)
-///    smaller than 1), and t - k P2 - k P3 is formed as an unevaluated sum r = hi + lo with an
-///    exact product split and TwoSum, so cancellation near multiples of pi/2 loses nothing. Beyond
-///    it, Payne–Hanek: the mantissa times a 192-bit window of the bits of 2/pi in integer
-///    arithmetic, then the fraction times pi/2 in double-word arithmetic (reduce_huge).
+///  - Reduction. Cody–Waite with three parts of pi/2 in seven operations (reduce_fast): k =
+///    rint(x 2/pi) by the 1.5·2^(p-1) rounding shift, t = x - k P1 exact (an FMA; t is a multiple
+///    of ulp(P1) smaller than 1), and r = hi + lo with lo = hi's rounding error. Lanes where that
+///    is not exact (x within round-off of a multiple of pi/2), |x| >= kFastLimit, inf and NaN are
+///    flagged and redone: with an exact product split and TwoSum (reduce_careful), or beyond
+///    kFastLimit by Payne–Hanek, the mantissa times a 192-bit window of the bits of 2/pi in
+///    integer arithmetic, then the fraction times pi/2 in double-word arithmetic (reduce_huge).
 ///  - Kernels. sin r = r + r^3 S(r^2) and cos r = 1 - r^2/2 + r^4 C(r^2) with minimax
 ///    polynomials of degree 5 (double) and 3 (float) in r^2, whose coefficients were fitted for
 ///    relative error with Sollya's fpminimax on [0, 0.7854^2] and rounded to the type (docs). lo
 ///    enters to first order: sin(hi + lo) = sin hi + lo (1 - hi^2/2), cos(hi + lo) = cos hi - lo
 ///    hi. In cos, 1 - hi^2/2 is formed exactly (hi^2 split by an FMA, then a FastTwoSum).
-///  - Quadrant. Both kernels are evaluated and the result picked by q with selects: no branch
-///    that differs between lanes, so a SIMD pack runs the same operations as the scalar code.
+///  - Quadrant, from the rounding shift's two low bits. sincos evaluates both kernels; sin or cos
+///    alone evaluates the one its quadrant needs, on packs by choosing each lane's coefficients and
+///    terms with selects, so every lane performs the scalar code's operations.
 #pragma once
 
 #include <cstdint>
@@ -99,18 +101,18 @@ struct TrigCoefficients<float> {
 
 namespace trig_detail {
 
-// 2/pi to 1280 bits, 64 to a word, most significant first: enough for the largest double, whose
-// reduction window ends near bit 1161. (The device reads them from constant memory, so that the
+// 2/pi to 1216 bits, 64 to a word, most significant first: the largest double's reduction window
+// ends at bit 1161, inside the last word. (The device reads them from constant memory, so that the
 // rare Payne–Hanek path costs a GPU thread no stack.)
 #define VIGOR_TWO_OVER_PI_WORDS                                                                   \
   0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull, 0xfe5163abdebbc561ull,     \
       0xb7246e3a424dd2e0ull, 0x06492eea09d1921cull, 0xfe1deb1cb129a73eull, 0xe88235f52ebb4484ull, \
       0xe99c7026b45f7e41ull, 0x3991d639835339f4ull, 0x9c845f8bbdf9283bull, 0x1ff897ffde05980full, \
       0xef2f118b5a0a6d1full, 0x6d367ecf27cb09b7ull, 0x4f463f669e5fea2dull, 0x7527bac7ebe5f17bull, \
-      0x3d0739f78a5292eaull, 0x6bfb5fb11f8d5d08ull, 0x56033046fc7b6babull, 0xf0cfbc209af4361dull
-inline constexpr std::uint64_t kTwoOverPiWords[20] = {VIGOR_TWO_OVER_PI_WORDS};
+      0x3d0739f78a5292eaull, 0x6bfb5fb11f8d5d08ull, 0x56033046fc7b6babull
+inline constexpr std::uint64_t kTwoOverPiWords[19] = {VIGOR_TWO_OVER_PI_WORDS};
 #if defined(__CUDACC__)
-static __constant__ std::uint64_t kTwoOverPiWordsDevice[20] = {VIGOR_TWO_OVER_PI_WORDS};
+static __constant__ std::uint64_t kTwoOverPiWordsDevice[19] = {VIGOR_TWO_OVER_PI_WORDS};
 #endif
 #undef VIGOR_TWO_OVER_PI_WORDS
 
