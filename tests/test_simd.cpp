@@ -1,6 +1,6 @@
 // The CPU backend's SIMD path (blocks of trajectories in vector lanes, kernels/simd/) against the
-// scalar per-trajectory driver: same states, statuses, counters and hits, bit for bit, wherever the
-// arithmetic is the same (everything but libmvec's exp and log).
+// scalar per-trajectory driver: same states, statuses, counters and hits, bit for bit (the lanes'
+// arithmetic is the scalar path's, sin, cos, exp and log included: vigor's own on both).
 #include <gtest/gtest.h>
 
 #include <cmath>

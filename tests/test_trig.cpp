@@ -13,8 +13,11 @@
 #include "kernels/core/dual.hpp"
 #include "kernels/core/math.hpp"
 #include "kernels/simd/pack.hpp"
+#include "ulp_error.hpp"
 
 namespace vk = vigor::kernels;
+using vigor_test::bits;
+using vigor_test::ulps;
 
 namespace {
 
@@ -25,18 +28,6 @@ namespace {
 // here and 0.81 in a search near |r| = pi/4 (0x1.9233af2080c85p-1 below); exhaustively 0.72 in
 // float. A wrong coefficient, quadrant or reduction shows as errors of thousands of ulps.
 constexpr double kMaxUlps = 0.85;
-
-template <class T>
-double ulps(T got, long double want) {
-  if (std::isnan(want)) return std::isnan(got) ? 0.0 : 1e30;
-  if (want == 0) return got == 0 ? 0.0 : 1e30;
-  int e;
-  frexpl(want, &e);
-  constexpr int digits = std::numeric_limits<T>::digits;
-  constexpr int min_exp = std::numeric_limits<T>::min_exponent;
-  const long double ulp = std::ldexp(1.0L, std::max(e, min_exp) - digits);
-  return static_cast<double>(std::fabs((static_cast<long double>(got) - want) / ulp));
-}
 
 struct Range {
   double lo, hi;
@@ -71,13 +62,6 @@ void expect_accurate(const Range& r, int n) {
   }
   EXPECT_LT(worst_sin, kMaxUlps) << "sin at " << std::hexfloat << at_sin;
   EXPECT_LT(worst_cos, kMaxUlps) << "cos at " << std::hexfloat << at_cos;
-}
-
-template <class T>
-std::uint64_t bits(T x) {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &x, sizeof x);
-  return u;
 }
 
 }  // namespace

@@ -62,6 +62,60 @@ VIGOR_HD VIGOR_INLINE std::uint32_t bits_of(float x) {
   return u;
 }
 
+/// The float or double with the given bits.
+VIGOR_HD VIGOR_INLINE double from_bits(std::uint64_t u) {
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+VIGOR_HD VIGOR_INLINE float from_bits(std::uint32_t u) {
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+/// The layout of an IEEE-754 binary format.
+template <class T>
+struct FloatBits;
+template <>
+struct FloatBits<double> {
+  using U = std::uint64_t;
+  using I = std::int64_t;
+  static constexpr int kMantissaBits = 52;
+  static constexpr U kBias = 1023;
+  static constexpr U kSqrtHalf = 0x3fe6a09e667f3bcdull;  // the bits of sqrt(1/2), rounded
+};
+template <>
+struct FloatBits<float> {
+  using U = std::uint32_t;
+  using I = std::int32_t;
+  static constexpr int kMantissaBits = 23;
+  static constexpr U kBias = 127;
+  static constexpr U kSqrtHalf = 0x3f3504f3u;
+};
+
+/// 2^k from ks = 1.5·2^(p-1) + k, the rounding shift's result (exp_log.hpp), whose low
+/// significand bits are k in two's complement: shifted into the exponent field with the bias
+/// added. Valid while 2^k is normal. (Packs: kernels/simd/pack.hpp.)
+template <class T>
+VIGOR_HD VIGOR_INLINE T pow2_of_shifted(T ks) {
+  using B = FloatBits<T>;
+  return from_bits(static_cast<typename B::U>((bits_of(ks) + B::kBias) << B::kMantissaBits));
+}
+
+/// x = 2^e m with m in [sqrt(1/2), sqrt(2)), for a positive normal x: the exponent field taken
+/// relative to sqrt(1/2)'s bits, so the split needs no comparison. e is exact in T.
+template <class T>
+VIGOR_HD VIGOR_INLINE void split_exponent(T x, T& m, T& e) {
+  using B = FloatBits<T>;
+  using U = typename B::U;
+  const U u = bits_of(x);
+  const U shifted = static_cast<U>(u - B::kSqrtHalf);
+  const U exponent_field = static_cast<U>(~((U(1) << B::kMantissaBits) - 1));
+  m = from_bits(static_cast<U>(u - (shifted & exponent_field)));
+  e = static_cast<T>(static_cast<typename B::I>(shifted) >> B::kMantissaBits);
+}
+
 /// The high and low 64 bits of the 128-bit product a * b.
 VIGOR_HD VIGOR_INLINE void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi,
                                      std::uint64_t& lo) {

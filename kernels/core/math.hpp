@@ -4,7 +4,7 @@
 /// Models and integrators call these unqualified (`sqrt(x)`) from inside vigor namespaces, and the
 /// overloads for Dual numbers (dual.hpp) join them by argument-dependent lookup. The float
 /// overloads call the float functions (sqrtf, sinf, ...) so that an FP32 build contains no FP64
-/// instruction. sin and cos are vigor's own (trig.hpp); abs, fma, ldexp and select live in
+/// instruction. sin, cos, exp and log are vigor's own (trig.hpp, exp_log.hpp); abs, fma, ldexp and select live in
 /// arith.hpp.
 #pragma once
 
@@ -14,6 +14,7 @@
 
 #include "arith.hpp"
 #include "config.hpp"
+#include "exp_log.hpp"
 #include "trig.hpp"
 
 namespace vigor::kernels {
@@ -30,8 +31,6 @@ VIGOR_UNARY_MATH(atan)
 VIGOR_UNARY_MATH(sinh)
 VIGOR_UNARY_MATH(cosh)
 VIGOR_UNARY_MATH(tanh)
-VIGOR_UNARY_MATH(exp)
-VIGOR_UNARY_MATH(log)
 #undef VIGOR_UNARY_MATH
 
 // sin and cos are vigor's own (trig.hpp): the same bits on the scalar CPU path, the SIMD lanes
@@ -42,6 +41,11 @@ VIGOR_HD VIGOR_INLINE float sin(float x) { return sin_of(x); }
 VIGOR_HD VIGOR_INLINE float cos(float x) { return cos_of(x); }
 VIGOR_HD VIGOR_INLINE void sincos(double x, double& s, double& c) { sincos_of(x, s, c); }
 VIGOR_HD VIGOR_INLINE void sincos(float x, float& s, float& c) { sincos_of(x, s, c); }
+// exp and log likewise (exp_log.hpp).
+VIGOR_HD VIGOR_INLINE double exp(double x) { return exp_of(x); }
+VIGOR_HD VIGOR_INLINE float exp(float x) { return exp_of(x); }
+VIGOR_HD VIGOR_INLINE double log(double x) { return log_of(x); }
+VIGOR_HD VIGOR_INLINE float log(float x) { return log_of(x); }
 VIGOR_HD VIGOR_INLINE double tan(double x) { return ::tan(x); }
 VIGOR_HD VIGOR_INLINE float tan(float x) { return ::tanf(x); }
 

@@ -12,9 +12,9 @@
 /// Built on GCC/Clang vector extensions (host compilers only; never seen by nvcc's device pass).
 /// Comparisons give a `Mask` (all-ones lanes where true); branches become `select`.
 /// Transcendentals: sqrt is the correctly rounded packed instruction (identical to scalar sqrt);
-/// sin and cos are vigor's own (kernels/core/trig.hpp), identical to the scalar ones lane by lane;
-/// exp/log call glibc's vector math library (libmvec) where it has the width, else the scalar
-/// function per lane. libmvec's results are within 4 ulp of the scalar libm, not identical.
+/// sin, cos, exp and log are vigor's own (kernels/core/trig.hpp, exp_log.hpp), identical to the
+/// scalar ones lane by lane; the rarer functions (tan, pow, atan2, ...) call the scalar C library
+/// per lane, so they too equal the scalar path's.
 #pragma once
 
 #include <math.h>
@@ -31,6 +31,7 @@
 #include "kernels/core/arith.hpp"
 #include "kernels/core/compare.hpp"
 #include "kernels/core/config.hpp"
+#include "kernels/core/exp_log.hpp"
 #include "kernels/core/trig.hpp"
 
 namespace vigor::kernels {
@@ -491,83 +492,11 @@ inline Pack<T, W> min_of(const Pack<T, W>& a, const Pack<T, W>& b) {
   return select(b < a, b, a);
 }
 
-namespace simd_detail {
-// glibc's libmvec entry points (vector function ABI names) for the widths it provides.
-typedef double d2 __attribute__((vector_size(16)));
-typedef double d4 __attribute__((vector_size(32)));
-typedef double d8 __attribute__((vector_size(64)));
-typedef float f4 __attribute__((vector_size(16)));
-typedef float f8 __attribute__((vector_size(32)));
-typedef float f16 __attribute__((vector_size(64)));
-extern "C" {
-d2 _ZGVbN2v_exp(d2);
-d2 _ZGVbN2v_log(d2);
-f4 _ZGVbN4v_expf(f4);
-f4 _ZGVbN4v_logf(f4);
-#if defined(__AVX2__)
-d4 _ZGVdN4v_exp(d4);
-d4 _ZGVdN4v_log(d4);
-f8 _ZGVdN8v_expf(f8);
-f8 _ZGVdN8v_logf(f8);
-#endif
-#if defined(__AVX512F__)
-d8 _ZGVeN8v_exp(d8);
-d8 _ZGVeN8v_log(d8);
-f16 _ZGVeN16v_expf(f16);
-f16 _ZGVeN16v_logf(f16);
-#endif
-}
-}  // namespace simd_detail
-
-// fn(Pack): libmvec on each native register where glibc has that width, else lane by lane.
-#if defined(__AVX512F__)
-#define VIGOR_MVEC_64(fn)                                                                    \
-  if constexpr (sizeof(V) == 64) {                                                           \
-    if constexpr (sizeof(T) == 8)                                                            \
-      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVeN8v_##fn(a.v[r]); });     \
-    else                                                                                     \
-      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVeN16v_##fn##f(a.v[r]); }); \
-  } else
-#else
-#define VIGOR_MVEC_64(fn)
-#endif
-#if defined(__AVX2__)
-#define VIGOR_MVEC_32(fn)                                                                   \
-  if constexpr (sizeof(V) == 32) {                                                          \
-    if constexpr (sizeof(T) == 8)                                                           \
-      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVdN4v_##fn(a.v[r]); });    \
-    else                                                                                    \
-      return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVdN8v_##fn##f(a.v[r]); }); \
-  } else
-#else
-#define VIGOR_MVEC_32(fn)
-#endif
-#define VIGOR_PACK_MATH(fn)                                                                   \
-  template <class T, int W>                                                                   \
-  inline Pack<T, W> fn(const Pack<T, W>& a) {                                                 \
-    using V = typename Pack<T, W>::V;                                                         \
-    VIGOR_MVEC_64(fn)                                                                         \
-    VIGOR_MVEC_32(fn)                                                                         \
-    if constexpr (sizeof(V) == 16) {                                                          \
-      if constexpr (sizeof(T) == 8)                                                           \
-        return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVbN2v_##fn(a.v[r]); });    \
-      else                                                                                    \
-        return Pack<T, W>::map([&](int r) { return simd_detail::_ZGVbN4v_##fn##f(a.v[r]); }); \
-    } else {                                                                                  \
-      return lanewise(a, [](T x) { return vigor::kernels::fn(x); });                          \
-    }                                                                                         \
-  }
-VIGOR_PACK_MATH(exp)
-VIGOR_PACK_MATH(log)
-#undef VIGOR_PACK_MATH
-#undef VIGOR_MVEC_64
-#undef VIGOR_MVEC_32
-
 /// a * b + c with one rounding in every lane: the packed FMA instruction where the target has
 /// one, else the C library's exact fma lane by lane (slow, but the same bits as the scalar path).
 template <class T, int W>
 inline Pack<T, W> fma(const Pack<T, W>& a, const Pack<T, W>& b, const Pack<T, W>& c) {
-  using V = typename Pack<T, W>::V;
+  using V [[maybe_unused]] = typename Pack<T, W>::V;  // unused without FMA instructions
 #if defined(__AVX512F__)
   if constexpr (sizeof(V) == 64) {
     if constexpr (sizeof(T) == 8)
@@ -654,7 +583,60 @@ inline void sincos(const Pack<T, W>& x, Pack<T, W>& sin_x, Pack<T, W>& cos_x) {
   }
 }
 
-/// Lane by lane for the functions libmvec has no vector entry for (or models rarely need).
+/// 2^k in every lane from ks = 1.5·2^(p-1) + k (kernels/core/arith.hpp's pow2_of_shifted):
+/// an integer add and shift on the lanes' bits.
+template <class T, int W>
+inline Pack<T, W> pow2_of_shifted(const Pack<T, W>& ks) {
+  using B = FloatBits<T>;
+  using U = typename B::U;
+  using UV = typename NativeVector<U, Pack<T, W>::L>::V;
+  using V = typename Pack<T, W>::V;
+  Pack<T, W> x;
+  for (int r = 0; r < Pack<T, W>::R; ++r)
+    x.v[r] = reinterpret_cast<V>((reinterpret_cast<UV>(ks.v[r]) + B::kBias) << B::kMantissaBits);
+  return x;
+}
+
+/// Every lane's x = 2^e m with m in [sqrt(1/2), sqrt(2)), as arith.hpp's split_exponent (unsigned
+/// lanes for the wrapping subtraction, signed ones for the arithmetic shift).
+template <class T, int W>
+inline void split_exponent(const Pack<T, W>& x, Pack<T, W>& m, Pack<T, W>& e) {
+  using B = FloatBits<T>;
+  using U = typename B::U;
+  using UV = typename NativeVector<U, Pack<T, W>::L>::V;
+  using IV = typename NativeVector<typename B::I, Pack<T, W>::L>::V;
+  using V = typename Pack<T, W>::V;
+  const U exponent_field = static_cast<U>(~((U(1) << B::kMantissaBits) - 1));
+  for (int r = 0; r < Pack<T, W>::R; ++r) {
+    const UV u = reinterpret_cast<UV>(x.v[r]);
+    const UV shifted = u - B::kSqrtHalf;
+    m.v[r] = reinterpret_cast<V>(u - (shifted & exponent_field));
+    e.v[r] = __builtin_convertvector(reinterpret_cast<IV>(shifted) >> B::kMantissaBits, V);
+  }
+}
+
+/// e^x and log x of every lane with vigor's own functions (kernels/core/exp_log.hpp): the scalar
+/// functions' operations lane by lane, so their bits; flagged lanes take the scalar function.
+template <class T, int W>
+inline Pack<T, W> exp(const Pack<T, W>& x) {
+  Pack<T, W> ks;
+  const Pack<T, W> y = exp_log_detail::exp_reduced<T>(x, ks);
+  const Pack<T, W> v = y * pow2_of_shifted(ks);
+  const auto flagged = exp_log_detail::exp_needs_care<T>(x);
+  if (!flagged.any()) return v;
+  return with_scalar_lanes(x, v, flagged.bits(), [](T a) { return exp_of(a); });
+}
+template <class T, int W>
+inline Pack<T, W> log(const Pack<T, W>& x) {
+  Pack<T, W> m, e;
+  split_exponent(x, m, e);
+  const Pack<T, W> v = exp_log_detail::log_of_split<T>(m, e);
+  const auto flagged = exp_log_detail::log_needs_care<T>(x);
+  if (!flagged.any()) return v;
+  return with_scalar_lanes(x, v, flagged.bits(), [](T a) { return log_of(a); });
+}
+
+/// Lane by lane for the functions vigor has no packed form of (models rarely need them).
 #define VIGOR_PACK_LANEWISE(fn)                                    \
   template <class T, int W>                                        \
   inline Pack<T, W> fn(const Pack<T, W>& a) {                      \

@@ -7,9 +7,9 @@
 /// reading one lane out of a register on the rare paths, lane masks as integer bits written by the
 /// compare itself (a mask register on AVX-512, so a step tests them with one scalar branch and no
 /// mask goes through memory), the chaos accumulators lane by lane, and a queue that locates
-/// section crossings W at a time. Each lane computes what the scalar lanes compute, bit for bit,
-/// wherever the model's Pack arithmetic is the scalar one (everywhere but libmvec's
-/// transcendental functions). Only (q, p) models with a separable Hamiltonian take this path
+/// section crossings W at a time. Each lane computes what the scalar lanes compute, bit for bit
+/// (the packs' sin, cos, exp and log are vigor's own, the rarer functions the scalar ones lane by
+/// lane). Only (q, p) models with a separable Hamiltonian take this path
 /// (host/backends/cpu_engine.hpp).
 ///
 /// A block may be partial (the ensemble's last trajectories): missing lanes repeat the block's

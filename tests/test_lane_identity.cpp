@@ -1,0 +1,192 @@
+// The same bits in every lane: for every built-in model that the CPU engine runs in SIMD lanes,
+// every integrator that handles it, in FP64 and FP32, a job run on the lanes and the same job run
+// on the scalar path write byte-identical CSV files (final states, energy errors, statuses,
+// section crossings and, where the pair has a tangent map, the chaos indicators). The lanes perform
+// the scalar code's operations (-ffp-contract=off, explicit FMAs, vigor's own sin, cos, exp and
+// log: kernels/core/), so any difference is a bug, not round-off.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_hooks.hpp"
+#include "host/backends/registry.hpp"
+#include "host/job/job.hpp"
+#include "host/run/run.hpp"
+#include "scratch_dir.hpp"
+
+using namespace vigor::host;
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// An ensemble per lane-capable model: 21 trajectories (not a multiple of any lane width, so the
+// partial block runs too) from a box around ordinary motion, or explicit states on the manifold
+// of a constrained model, with a step size its dynamics are well resolved at.
+struct ModelCase {
+  std::string ensemble;
+  double dt;
+};
+
+// Three copies of a configuration like HLW's outer solar system (I.2.4), Jupiter moved a little.
+std::string solar_system_states() {
+  std::string rows;
+  for (int k = 0; k < 3; ++k) {
+    rows += std::string(k ? ", " : "") + "[0,0,0, " + std::to_string(-3.5 - 0.01 * k) +
+            ",-3.8,-1.55, 9.07,-3.04,-1.64, 8.31,-16.29,-7.25, 11.47,-25.72,-10.81, "
+            "-15.53,-25.22,-3.19, 0,0,0, 5.4e-6,-3.9e-6,-1.8e-6, 4.8e-7,1.38e-6,5.5e-7, "
+            "1.55e-7,6e-8,2.4e-8, 1.5e-7,5.9e-8,2.05e-8, 2.1e-11,-1.3e-11,-1e-11]";
+  }
+  return R"({"states": [)" + rows + "]}";
+}
+
+const std::map<std::string, ModelCase>& model_cases() {
+  static const std::map<std::string, ModelCase> cases = {
+      {"harmonic_oscillator",
+       {R"({"random_box": {"lo": [-1, -1], "hi": [1, 1], "count": 21, "seed": 1}})", 0.05}},
+      {"pendulum",
+       {R"({"random_box": {"lo": [-3, -2.2], "hi": [3, 2.2], "count": 21, "seed": 2}})", 0.05}},
+      {"driven_pendulum",
+       {R"({"random_box": {"lo": [-3, -2], "hi": [3, 2], "count": 21, "seed": 3}})", 0.05}},
+      {"henon_heiles",
+       {R"({"random_box": {"lo": [-0.05, -0.3, 0.2, -0.3], "hi": [0.05, 0.4, 0.65, 0.3],
+            "count": 21, "seed": 4}})",
+        0.02}},
+      {"kepler",
+       {R"({"random_box": {"lo": [0.6, -0.1, -0.1, 1.2], "hi": [0.8, 0.1, 0.1, 1.5],
+            "count": 21, "seed": 5}})",
+        0.01}},
+      {"j2_satellite",
+       {R"({"random_box": {"lo": [1.4, -0.1, -0.1, -0.1, 0.7, 0.3],
+            "hi": [1.6, 0.1, 0.1, 0.1, 0.8, 0.4], "count": 21, "seed": 6}})",
+        0.02}},
+      {"outer_solar_system", {solar_system_states(), 10.0}},
+      {"pendulum_cartesian",
+       {R"({"states": [[1, 0, 0, 0.5], [0, -1, 1.0, 0], [0.6, -0.8, 0.8,
+            0.6]]})",
+        0.01}},
+      {"spherical_pendulum",
+       {R"({"states": [[0, 0, -1, 0.5, 0.3, 0], [0.6, 0, -0.8, 0, 0.7, 0],
+            [0, 0.6, -0.8, 0.4, 0.4, 0.3]]})",
+        0.01}},
+      {"double_spherical_pendulum",  // rods l1 = 4, l2 = 3 (the defaults), horizontal momenta
+       {R"({"states": [[0, 0, -4, 0, 0, -7, 0.6, 0, 0, 1.0, 0.4, 0],
+            [0, 0, -4, 0, 0, -7, 0, 0.8, 0, 0.35, 0, 0]]})",
+        0.01}},
+  };
+  return cases;
+}
+
+// The models whose CPU engines have no SIMD lanes (their steps are not written for packs):
+// nothing to compare, and LaneCapableModelsAreAllCovered checks the list.
+const char* const kScalarOnlyModels[] = {"double_pendulum", "rigid_body_quaternion",
+                                         "rigid_body_so3"};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The CSV files a run wrote, by name.
+std::map<std::string, std::string> csv_files(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".csv") files[e.path().filename().string()] = read_file(e.path());
+  return files;
+}
+
+Json job_of(const std::string& model, const std::string& integrator, const ModelCase& c,
+            const std::string& precision, bool tangent, const fs::path& dir) {
+  Json j;
+  j["model"]["name"] = model;
+  j["integrator"]["name"] = integrator;
+  j["integrator"]["dt"] = c.dt;
+  j["steps"] = 400;
+  j["segment_steps"] = 150;
+  j["precision"] = precision;
+  j["ensemble"] = Json::parse(c.ensemble);
+  j["section"] = Json::parse(R"({"coordinate": "q0", "direction": "up"})");
+  if (tangent) j["diagnostics"]["tangent"] = true;
+  j["output"]["dir"] = dir.string();
+  j["output"]["hdf5"] = false;
+  return j;
+}
+
+}  // namespace
+
+TEST(LaneIdentity, LaneCapableModelsAreAllCovered) {
+  // Every built-in model either has an ensemble above or runs without lanes, so a model given
+  // lanes later cannot escape the sweep.
+  for (const ModelInfo& m : model_infos()) {
+    if (!m.builtin || m.formula) continue;
+    if (model_cases().count(m.name)) continue;
+    bool listed = false;
+    for (const char* s : kScalarOnlyModels) listed |= m.name == s;
+    EXPECT_TRUE(listed) << m.name << ": give it an ensemble in model_cases()";
+    for (const std::string& in : m.integrators) {
+      Integration s;
+      s.model = m.name;
+      s.integrator = in;
+      for (const auto& p : m.params) s.params.push_back(p.default_value);
+      const IntegratorInfo* info = find_integrator(in);
+      ASSERT_NE(info, nullptr);
+      for (const auto& o : info->options) s.options.push_back(o.default_value);
+      s.dt = 0.01;
+      const auto e = make_engine(s, EngineResources{}, BackendKind::kCpu);
+      EXPECT_EQ(e->simd_lanes(), 1) << m.name << " / " << in << " has lanes: add it to the sweep";
+    }
+  }
+}
+
+TEST(LaneIdentity, EveryModelIntegratorAndPrecisionWritesTheSameBytes) {
+  const ScratchDir scratch("lane-identity");
+  RunOptions opt;
+  opt.quiet = true;
+  opt.threads = 1;
+  int compared = 0, with_lanes = 0;
+  for (const auto& [model, c] : model_cases()) {
+    const ModelInfo* m = find_model(model);
+    ASSERT_NE(m, nullptr) << model;
+    for (const std::string& integrator : m->integrators)
+      for (const std::string precision : {"double", "float"}) {
+        // Tangent maps are FP64; where the pair has one, the indicators are compared too.
+        const bool tangent = precision == "double" &&
+                             std::find(m->tangent_integrators.begin(), m->tangent_integrators.end(),
+                                       integrator) != m->tangent_integrators.end();
+        SCOPED_TRACE(model + " / " + integrator + " / " + precision +
+                     (tangent ? " / tangent" : ""));
+        std::map<std::string, std::string> files[2];
+        for (int simd = 0; simd < 2; ++simd) {
+          const fs::path dir =
+              scratch.path / (std::to_string(compared) + (simd ? "-lanes" : "-scalar"));
+          const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/simd == 0, false);
+          const Job job = parse_job(job_of(model, integrator, c, precision, tangent, dir).dump());
+          if (simd) {
+            const auto e = make_engine(job.integration, EngineResources{}, BackendKind::kCpu);
+            with_lanes += e->simd_lanes() > 1;
+          }
+          run_job(job, opt, false);
+          files[simd] = csv_files(dir);
+        }
+        ASSERT_TRUE(files[0].count("final.csv"));
+        ASSERT_EQ(files[0].size(), files[1].size());
+        for (const auto& [name, bytes] : files[0]) {
+          ASSERT_TRUE(files[1].count(name)) << name;
+          EXPECT_TRUE(bytes == files[1].at(name)) << name << " differs between lanes and scalar";
+        }
+        ++compared;
+      }
+  }
+  // 10 models, 3 to 14 integrators each, two precisions; nearly every pair on lanes.
+  EXPECT_GE(compared, 150);
+  EXPECT_GE(with_lanes, compared / 2);
+}
