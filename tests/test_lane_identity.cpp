@@ -2,8 +2,9 @@
 // every integrator that handles it, in FP64 and FP32, a job run on the lanes and the same job run
 // on the scalar path write byte-identical CSV files (final states, energy errors, statuses,
 // section crossings and, where the pair has a tangent map, the chaos indicators). The lanes perform
-// the scalar code's operations (-ffp-contract=off, explicit FMAs, vigor's own sin, cos, exp and
-// log: kernels/core/), so any difference is a bug, not round-off.
+// the scalar code's operations (no contraction on the host, packed FMAs only where the scalar code
+// writes fma, vigor's own sin, cos, exp and log: kernels/core/), so any difference is a bug, not
+// round-off.
 #include <gtest/gtest.h>
 
 #include <algorithm>
