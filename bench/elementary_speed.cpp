@@ -1,15 +1,17 @@
 // vigor-bench-elementary: the speed and accuracy of vigor's own sin, cos, exp and log
-// (kernels/core/trig.hpp, exp_log.hpp) next to what the engines used before them: glibc's vector
+// (kernels/core/trig.hpp, exp_log.hpp), and of tan, atan, asin and acos (inverse_trig.hpp; on
+// packs lane by lane) next to what the engines used before them: glibc's vector
 // library (libmvec) on SIMD packs and the C library's scalar functions.
 //
 // Each case evaluates one function (or sin and cos together) of N arguments and stores the
 // results. sin and cos take arguments spread over [-R, R] (R = 10 by default: the angles of a
 // pendulum; --range 1e6 for a long rotating run), exp over [-20, 20] (a Boltzmann factor or a
-// growth rate), log log-uniformly over [1e-3, 1e3] (MEGNO's ln |M w|, a logarithmic potential).
+// growth rate), log log-uniformly over [1e-3, 1e3] (MEGNO's ln |M w|, a logarithmic potential),
+// tan like sin, atan like log, asin and acos over [-1, 1].
 // Timing: best of --repeats runs, the cases interleaved within each repeat. Accuracy: the largest
 // error in ulps over the same arguments against long double. --exhaustive-float instead checks
-// sin and cos of every positive finite float, and exp and log of every float, against glibc's
-// double functions (about 10 minutes on one core).
+// each function of every float it needs (exhaustive_float) against glibc's double functions
+// (about 15 minutes on one core).
 #include <math.h>
 
 #include <algorithm>
@@ -43,6 +45,14 @@ mvec_f16 _ZGVeN16v_sinf(mvec_f16);
 mvec_f16 _ZGVeN16v_cosf(mvec_f16);
 mvec_f16 _ZGVeN16v_expf(mvec_f16);
 mvec_f16 _ZGVeN16v_logf(mvec_f16);
+mvec_d8 _ZGVeN8v_tan(mvec_d8);
+mvec_d8 _ZGVeN8v_atan(mvec_d8);
+mvec_d8 _ZGVeN8v_asin(mvec_d8);
+mvec_d8 _ZGVeN8v_acos(mvec_d8);
+mvec_f16 _ZGVeN16v_tanf(mvec_f16);
+mvec_f16 _ZGVeN16v_atanf(mvec_f16);
+mvec_f16 _ZGVeN16v_asinf(mvec_f16);
+mvec_f16 _ZGVeN16v_acosf(mvec_f16);
 }
 #endif
 
@@ -121,6 +131,38 @@ void add_function(std::vector<Case>& cases, Arguments<T>& a, const std::string& 
   cases.push_back({t + name + ", vigor, scalar",
                    [&a, vigor] { return scalar(a, [&](T v) { return vigor(v); }); }, accuracy});
   cases.push_back({t + name + ", libm, scalar", [&a, libm] { return scalar(a, libm); }, accuracy});
+}
+
+// libmvec's packed function for T's width: the double one or the float one.
+#if defined(VIGOR_BENCH_MVEC)
+#define VIGOR_BENCH_MVEC_OF(fn)      \
+  [](const auto& v) {                \
+    if constexpr (sizeof(v[0]) == 8) \
+      return _ZGVeN8v_##fn(v);       \
+    else                             \
+      return _ZGVeN16v_##fn##f(v);   \
+  }
+#else
+#define VIGOR_BENCH_MVEC_OF(fn) 0
+#endif
+
+// tan, atan, asin and acos: vigor's scalar functions (applied lane by lane on packs) against
+// libmvec's packed ones and the C library's.
+template <class T>
+void add_inverse_cases(std::vector<Case>& cases, Arguments<T>& angles, Arguments<T>& logs,
+                       Arguments<T>& units) {
+  add_function(
+      cases, angles, "tan", [](const auto& v) { return vk::tan(v); },
+      [](T v) { return std::tan(v); }, VIGOR_BENCH_MVEC_OF(tan), [](Ld v) { return tanl(v); });
+  add_function(
+      cases, logs, "atan", [](const auto& v) { return vk::atan(v); },
+      [](T v) { return std::atan(v); }, VIGOR_BENCH_MVEC_OF(atan), [](Ld v) { return atanl(v); });
+  add_function(
+      cases, units, "asin", [](const auto& v) { return vk::asin(v); },
+      [](T v) { return std::asin(v); }, VIGOR_BENCH_MVEC_OF(asin), [](Ld v) { return asinl(v); });
+  add_function(
+      cases, units, "acos", [](const auto& v) { return vk::acos(v); },
+      [](T v) { return std::acos(v); }, VIGOR_BENCH_MVEC_OF(acos), [](Ld v) { return acosl(v); });
 }
 
 template <class T>
@@ -214,10 +256,12 @@ struct Worst {
   }
 };
 
-// Every positive finite float for sin and cos (negative floats follow by symmetry, which
-// tests/test_trig.cpp holds bit for bit), every float for exp and log (NaN in, NaN out).
+// Every positive finite float for the odd functions sin, tan and atan and for cos (negative
+// floats follow by symmetry, which tests/test_trig.cpp and test_inverse_trig.cpp hold bit for
+// bit), every float for exp, log, asin and acos (NaN in, NaN out; NaN beyond [-1, 1]).
 int exhaustive_float() {
-  Worst sin_w{"sin"}, cos_w{"cos"}, exp_w{"exp"}, log_w{"log"};
+  Worst sin_w{"sin"}, cos_w{"cos"}, exp_w{"exp"}, log_w{"log"}, tan_w{"tan"}, atan_w{"atan"},
+      asin_w{"asin"}, acos_w{"acos"};
   std::uint32_t u = 0;
   do {
     float x;
@@ -228,12 +272,16 @@ int exhaustive_float() {
       vk::sincos(x, s, c);
       sin_w.add(x, s, std::sin(xd));
       cos_w.add(x, c, std::cos(xd));
+      tan_w.add(x, vk::tan(x), std::tan(xd));
+      atan_w.add(x, vk::atan(x), std::atan(xd));
     }
     exp_w.add(x, vk::exp(x), std::exp(xd));
     log_w.add(x, vk::log(x), std::log(xd));
+    asin_w.add(x, vk::asin(x), std::asin(xd));
+    acos_w.add(x, vk::acos(x), std::acos(xd));
   } while (++u != 0);
   long long off = 0;
-  for (const Worst* w : {&sin_w, &cos_w, &exp_w, &log_w}) {
+  for (const Worst* w : {&sin_w, &cos_w, &tan_w, &exp_w, &log_w, &atan_w, &asin_w, &acos_w}) {
     std::printf("float %s: max %.4f ulp (x = %a); %lld results >= 1 ulp\n", w->name, w->ulps,
                 static_cast<double>(w->at), w->off_by_one);
     off += w->off_by_one;
@@ -276,22 +324,27 @@ int main(int argc, char** argv) {
   std::mt19937_64 g(1);
   std::uniform_real_distribution<double> u(0, 1);
   Arguments<double> ad{std::vector<double>(n), std::vector<double>(n)}, ed = ad, ld = ad;
-  Arguments<float> af{std::vector<float>(n), std::vector<float>(n)}, ef = af, lf = af;
+  Arguments<double> ud = ad;
+  Arguments<float> af{std::vector<float>(n), std::vector<float>(n)}, ef = af, lf = af, uf = af;
   for (std::size_t i = 0; i < n; ++i) {
     af.x[i] = static_cast<float>(ad.x[i] = range * (2 * u(g) - 1));
     ef.x[i] = static_cast<float>(ed.x[i] = 20 * (2 * u(g) - 1));
     lf.x[i] = static_cast<float>(ld.x[i] = std::pow(10.0, 6 * u(g) - 3));
+    uf.x[i] = static_cast<float>(ud.x[i] = 2 * u(g) - 1);
   }
 
   std::vector<Case> cases;
   add_cases(cases, ad, ed, ld);
   add_cases(cases, af, ef, lf);
+  add_inverse_cases(cases, ad, ld, ud);
+  add_inverse_cases(cases, af, lf, uf);
   double sink = 0;
   for (int r = 0; r < repeats; ++r)
     for (Case& c : cases) c.best = std::min(c.best, seconds_of(c.run, sink));
 
   std::printf(
-      "# %zu arguments (sin, cos in [-%g, %g]; exp in [-20, 20]; log in [1e-3, 1e3]), "
+      "# %zu arguments (sin, cos, tan in [-%g, %g]; exp in [-20, 20]; log, atan in [1e-3, 1e3]; "
+      "asin, acos in [-1, 1]), "
       "best of %d interleaved repeats, one thread\n",
       n, range, range, repeats);
   std::printf("%-30s %10s %12s\n", "case", "ns/arg", "max ulps");

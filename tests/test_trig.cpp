@@ -1,4 +1,4 @@
-// vigor's own sin and cos (kernels/core/trig.hpp): accuracy against long double over the whole
+// vigor's own sin, cos and tan (kernels/core/trig.hpp): accuracy against long double over the whole
 // range of float and double, IEEE special values, and the same bits on the scalar path, in SIMD
 // lanes (every lane, with huge arguments mixed in) and through sincos.
 #include <gtest/gtest.h>
@@ -82,6 +82,52 @@ TEST(Trig, FloatWithinOneUlpOverTheWholeRange) {
   expect_accurate<float>({1e-44, 1e-36, true}, 20000);
 }
 
+namespace {
+
+// tan's bound (docs/elementary_functions.md): sin r and cos r as double-word numbers carry
+// relative errors up to ~0.15 and ~0.05 of 2^-53 (the sin kernel's last Horner rounding and
+// products at 0.11 of the result, the cos kernel's at 0.02), the double-word quotient adds
+// 2^-100, and the final rounding 0.5 ulp: up to 0.9 ulp where the significand is near 2. Sampled
+// maxima: 0.79 (double), 0.70 (float).
+constexpr double kMaxTanUlps = 0.9;
+
+template <class T>
+void expect_tan_accurate(const Range& r, int n) {
+  double worst = 0;
+  T at = 0;
+  for (T x : sample<T>(r, n, 19)) {
+    const double e = ulps(vk::tan(x), tanl(static_cast<long double>(x)));
+    if (e > worst) worst = e, at = x;
+  }
+  EXPECT_LT(worst, kMaxTanUlps) << "tan at " << std::hexfloat << at;
+}
+
+}  // namespace
+
+TEST(Trig, TanWithinOneUlpOverTheWholeRange) {
+  expect_tan_accurate<double>({0.0, 0.8, false}, 200000);
+  expect_tan_accurate<double>({0.0, 100.0, false}, 200000);  // poles: the odd quadrants
+  expect_tan_accurate<double>({100.0, 1e300, true}, 200000);
+  expect_tan_accurate<double>({1e-310, 1e-300, true}, 20000);
+  expect_tan_accurate<float>({0.0, 100.0, false}, 200000);
+  expect_tan_accurate<float>({100.0, 3e38, true}, 200000);
+  expect_tan_accurate<float>({1e-44, 1e-36, true}, 20000);
+  // Next to the poles: the doubles nearest to pi/2 and 3 pi/2 (|tan| ~ 1.6e16), and the float
+  // nearest to pi/2; also Muller's hardest reduction.
+  for (double x : {0x1.921fb54442d18p0, 0x1.921fb54442d19p0, 0x1.2d97c7f3321d2p2,
+                   std::ldexp(6381956970095103.0, 797)}) {
+    EXPECT_LT(ulps(vk::tan(x), tanl(static_cast<long double>(x))), kMaxTanUlps) << x;
+  }
+  EXPECT_LT(ulps(vk::tan(0x1.921fb6p0f), tanl(0x1.921fb6p0L)), kMaxTanUlps);
+  EXPECT_EQ(bits(vk::tan(-0.0)), bits(-0.0));
+  EXPECT_EQ(vk::tan(1e-200), 1e-200);
+  EXPECT_TRUE(std::isnan(vk::tan(std::numeric_limits<double>::infinity())));
+  EXPECT_TRUE(std::isnan(vk::tan(std::nan(""))));
+  for (double x : sample<double>({0.0, 1e6, false}, 20000, 21)) {  // odd, bit for bit
+    EXPECT_EQ(bits(vk::tan(-x)), bits(-vk::tan(x))) << x;
+  }
+}
+
 TEST(Trig, HardestDoubleReduction) {
   // 6381956970095103 * 2^797 lies within 2^-60.9 of a multiple of pi/2, the closest of any double
   // (Muller, "Elementary Functions", 3rd ed., sec. 11.3): the reduction must keep ~114 bits.
@@ -157,11 +203,12 @@ void expect_lanes_equal_scalar() {
     x[11 * i + 3] = static_cast<T>((i + 1) * 1.5707963267948966192L);
   for (std::size_t b = 0; b < x.size(); b += W) {
     const P a = P::load(&x[b]);
-    const P s = vk::sin(a), c = vk::cos(a);
+    const P s = vk::sin(a), c = vk::cos(a), t = vk::tan(a);
     P s2, c2;
     vk::sincos(a, s2, c2);
     for (int l = 0; l < W; ++l) {
       const T v = x[b + std::size_t(l)];
+      EXPECT_EQ(bits(t[l]), bits(vk::tan(v))) << std::hexfloat << v;
       EXPECT_EQ(bits(s[l]), bits(vk::sin(v))) << std::hexfloat << v;
       EXPECT_EQ(bits(c[l]), bits(vk::cos(v))) << std::hexfloat << v;
       EXPECT_EQ(bits(s2[l]), bits(vk::sin(v))) << std::hexfloat << v;

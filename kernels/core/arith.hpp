@@ -38,6 +38,9 @@ VIGOR_HD VIGOR_INLINE float mul_unfused(float a, float b) {
 #endif
 }
 
+// sqrt is correctly rounded on every backend (IEEE 754; nvcc's default --prec-sqrt=true).
+VIGOR_HD VIGOR_INLINE double sqrt(double x) { return ::sqrt(x); }
+VIGOR_HD VIGOR_INLINE float sqrt(float x) { return ::sqrtf(x); }
 VIGOR_HD VIGOR_INLINE double abs(double x) { return ::fabs(x); }
 VIGOR_HD VIGOR_INLINE float abs(float x) { return ::fabsf(x); }
 VIGOR_HD VIGOR_INLINE double ldexp(double x, int e) { return ::ldexp(x, e); }
@@ -60,6 +63,16 @@ VIGOR_HD VIGOR_INLINE std::uint32_t bits_of(float x) {
   std::uint32_t u;
   memcpy(&u, &x, sizeof u);
   return u;
+}
+
+/// Whether a mask of lanes has any lane set: for the one lane of a float or double, the bool
+/// itself. (Packs: kernels/simd/pack.hpp.)
+VIGOR_HD VIGOR_INLINE bool any_of(bool m) { return m; }
+
+/// Whether the sign bit of x is set (-0 included). (Packs: kernels/simd/pack.hpp.)
+template <class T>
+VIGOR_HD VIGOR_INLINE bool sign_bit(T x) {
+  return (bits_of(x) >> (sizeof(T) * 8 - 1)) != 0;
 }
 
 /// The float or double with the given bits.
@@ -114,6 +127,41 @@ VIGOR_HD VIGOR_INLINE void split_exponent(T x, T& m, T& e) {
   const U exponent_field = static_cast<U>(~((U(1) << B::kMantissaBits) - 1));
   m = from_bits(static_cast<U>(u - (shifted & exponent_field)));
   e = static_cast<T>(static_cast<typename B::I>(shifted) >> B::kMantissaBits);
+}
+
+/// An unevaluated sum hi + lo with |lo| small against |hi|: double-word arithmetic, for the
+/// elementary functions that need twice the type's precision before their last rounding.
+template <class T>
+struct DoubleWord {
+  T hi, lo;
+};
+
+/// a + b exactly (Knuth's TwoSum).
+template <class T>
+VIGOR_HD VIGOR_INLINE DoubleWord<T> two_sum(T a, T b) {
+  const T s = a + b;
+  const T bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+
+/// a + b exactly, for |a| >= |b| or a = 0 (Dekker's FastTwoSum).
+template <class T>
+VIGOR_HD VIGOR_INLINE DoubleWord<T> fast_two_sum(T a, T b) {
+  const T s = a + b;
+  return {s, b - (s - a)};
+}
+
+/// a / b in double-word arithmetic, to about twice the type's precision, with one division:
+/// q = a.hi (1/b.hi) is within about an ulp of a.hi/b.hi, and the remainder a - q b, formed by
+/// FMAs to its own relative precision (b.lo and a.lo to first order), times 1/b.hi carries the
+/// rest. q is not the correctly rounded quotient; q.hi + q.lo is, to about 2^-100 relative, while
+/// nothing underflows (the remainder is about 2^-p of a).
+template <class T>
+VIGOR_HD VIGOR_INLINE DoubleWord<T> divide(const DoubleWord<T>& a, const DoubleWord<T>& b) {
+  const T inverse = T(1) / b.hi;
+  const T q = mul_unfused(a.hi, inverse);
+  const T r = fma(-q, b.hi, a.hi) + fma(-q, b.lo, a.lo);
+  return {q, mul_unfused(r, inverse)};
 }
 
 /// The high and low 64 bits of the 128-bit product a * b.

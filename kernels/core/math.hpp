@@ -4,7 +4,8 @@
 /// Models and integrators call these unqualified (`sqrt(x)`) from inside vigor namespaces, and the
 /// overloads for Dual numbers (dual.hpp) join them by argument-dependent lookup. The float
 /// overloads call the float functions (sqrtf, sinf, ...) so that an FP32 build contains no FP64
-/// instruction. sin, cos, exp and log are vigor's own (trig.hpp, exp_log.hpp); abs, fma, ldexp and select live in
+/// instruction. sin, cos, tan, exp, log, atan, atan2, asin and acos are vigor's own
+/// (trig.hpp, exp_log.hpp, inverse_trig.hpp); sqrt, abs, fma, ldexp and select live in
 /// arith.hpp.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "arith.hpp"
 #include "config.hpp"
 #include "exp_log.hpp"
+#include "inverse_trig.hpp"
 #include "trig.hpp"
 
 namespace vigor::kernels {
@@ -23,36 +25,41 @@ namespace vigor::kernels {
   VIGOR_HD VIGOR_INLINE double fn(double x) { return ::fn(x); } \
   VIGOR_HD VIGOR_INLINE float fn(float x) { return ::fn##f(x); }
 
-VIGOR_UNARY_MATH(sqrt)
 VIGOR_UNARY_MATH(cbrt)
-VIGOR_UNARY_MATH(asin)
-VIGOR_UNARY_MATH(acos)
-VIGOR_UNARY_MATH(atan)
 VIGOR_UNARY_MATH(sinh)
 VIGOR_UNARY_MATH(cosh)
 VIGOR_UNARY_MATH(tanh)
 #undef VIGOR_UNARY_MATH
 
-// sin and cos are vigor's own (trig.hpp): the same bits on the scalar CPU path, the SIMD lanes
-// and the GPU. tan is the C library's (the device library's on the GPU): no model needs it.
+// sin, cos and tan are vigor's own (trig.hpp): the same bits on the scalar CPU path, the SIMD
+// lanes and the GPU.
 VIGOR_HD VIGOR_INLINE double sin(double x) { return sin_of(x); }
 VIGOR_HD VIGOR_INLINE double cos(double x) { return cos_of(x); }
 VIGOR_HD VIGOR_INLINE float sin(float x) { return sin_of(x); }
 VIGOR_HD VIGOR_INLINE float cos(float x) { return cos_of(x); }
 VIGOR_HD VIGOR_INLINE void sincos(double x, double& s, double& c) { sincos_of(x, s, c); }
 VIGOR_HD VIGOR_INLINE void sincos(float x, float& s, float& c) { sincos_of(x, s, c); }
+VIGOR_HD VIGOR_INLINE double tan(double x) { return tan_of(x); }
+VIGOR_HD VIGOR_INLINE float tan(float x) { return tan_of(x); }
 // exp and log likewise (exp_log.hpp).
 VIGOR_HD VIGOR_INLINE double exp(double x) { return exp_of(x); }
 VIGOR_HD VIGOR_INLINE float exp(float x) { return exp_of(x); }
 VIGOR_HD VIGOR_INLINE double log(double x) { return log_of(x); }
 VIGOR_HD VIGOR_INLINE float log(float x) { return log_of(x); }
-VIGOR_HD VIGOR_INLINE double tan(double x) { return ::tan(x); }
-VIGOR_HD VIGOR_INLINE float tan(float x) { return ::tanf(x); }
+// atan, atan2, asin and acos likewise (inverse_trig.hpp).
+VIGOR_HD VIGOR_INLINE double atan(double x) { return atan_of(x); }
+VIGOR_HD VIGOR_INLINE float atan(float x) { return atan_of(x); }
+VIGOR_HD VIGOR_INLINE double atan2(double y, double x) { return atan2_of(y, x); }
+VIGOR_HD VIGOR_INLINE float atan2(float y, float x) { return atan2_of(y, x); }
+VIGOR_HD VIGOR_INLINE double asin(double x) { return asin_of(x); }
+VIGOR_HD VIGOR_INLINE float asin(float x) { return asin_of(x); }
+VIGOR_HD VIGOR_INLINE double acos(double x) { return acos_of(x); }
+VIGOR_HD VIGOR_INLINE float acos(float x) { return acos_of(x); }
+// sinh, cosh, tanh and pow are still the C library's (the device library's on the GPU), so a
+// formula model that calls them may differ between the CPU and the GPU in the last bits.
 
 VIGOR_HD VIGOR_INLINE double pow(double x, double y) { return ::pow(x, y); }
 VIGOR_HD VIGOR_INLINE float pow(float x, float y) { return ::powf(x, y); }
-VIGOR_HD VIGOR_INLINE double atan2(double y, double x) { return ::atan2(y, x); }
-VIGOR_HD VIGOR_INLINE float atan2(float y, float x) { return ::atan2f(y, x); }
 
 VIGOR_HD VIGOR_INLINE bool isfinite(double x) {
 #if VIGOR_DEVICE_PASS

@@ -1,6 +1,7 @@
 /// @file trig.hpp
-/// @brief vigor's own sin, cos and sincos for float and double: one implementation for the scalar
-/// CPU path, the SIMD lanes (kernels/simd/pack.hpp) and the GPU, so all three give the same bits.
+/// @brief vigor's own sin, cos, sincos and tan for float and double: one implementation for the
+/// scalar CPU path, the SIMD lanes (kernels/simd/pack.hpp) and the GPU, so all three give the same
+/// bits.
 ///
 /// The C library, glibc's vector library (libmvec) and CUDA's device library each compute sin in
 /// their own way and differ in the last bits, so an angle model's trajectories used to depend on
@@ -26,6 +27,8 @@
 ///  - Quadrant, from the rounding shift's two low bits. sincos evaluates both kernels; sin or cos
 ///    alone evaluates the one its quadrant needs, on packs by choosing each lane's coefficients and
 ///    terms with selects, so every lane performs the scalar code's operations.
+///  - tan = sin r / cos r (even quadrants) or -cos r / sin r (odd), both kernels kept as
+///    double-word numbers and divided in double-word arithmetic, so the quotient rounds once.
 #pragma once
 
 #include <cstdint>
@@ -366,6 +369,31 @@ VIGOR_HD VIGOR_INLINE R cos_of_reduced(const ReducedAngle<R>& a) {
   return select(odd ^ quadrant_bit(a.q, 2), -v, v);
 }
 
+/// tan of the reduced angle: sin r and cos r each as a double-word number (the kernels' last
+/// sums split exactly instead of rounded), then sin r / cos r, or -cos r / sin r in the odd
+/// quadrants, in double-word arithmetic with one final rounding.
+template <class T, class R>
+VIGOR_HD VIGOR_INLINE R tan_of_reduced(const ReducedAngle<R>& a) {
+  using C = TrigCoefficients<T>;
+  const R z = mul_unfused(a.hi, a.hi);
+  const SinTerms<R> st(a.hi, a.lo, z);
+  const CosTerms<R> ct(a.hi, a.lo, z);
+  // The sin kernel's cubic term hi^3 P(z) with hi^3 to twice the precision (z's error zl, and
+  // the product's by an FMA): rounded as in sin_kernel, its 2 ulps of relative error at 0.1 of the
+  // result would reach the quotient whole.
+  const R zl = fma(a.hi, a.hi, -z);
+  const R h3 = mul_unfused(z, a.hi);
+  const R h3_lo = fma(zl, a.hi, fma(z, a.hi, -h3));
+  const R ps = C::poly(z, PickSin());
+  const DoubleWord<R> s = fast_two_sum(st.base, fma(h3, ps, fma(h3_lo, ps, st.tail)));
+  const DoubleWord<R> c = fast_two_sum(ct.base, fma(ct.scale, C::poly(z, PickCos()), ct.tail));
+  const auto odd = quadrant_bit(a.q, 1);
+  const DoubleWord<R> num{select(odd, -c.hi, s.hi), select(odd, -c.lo, s.lo)};
+  const DoubleWord<R> den{select(odd, s.hi, c.hi), select(odd, s.lo, c.lo)};
+  const DoubleWord<R> t = divide(num, den);
+  return t.hi + t.lo;
+}
+
 }  // namespace trig_detail
 
 /// sin x and cos x of a float or double together, for little more than the cost of one.
@@ -385,6 +413,13 @@ VIGOR_HD VIGOR_INLINE T sin_of(T x) {
 template <class T>
 VIGOR_HD VIGOR_INLINE T cos_of(T x) {
   return trig_detail::cos_of_reduced<T>(trig_detail::reduce_angle(x));
+}
+
+/// tan x of a float or double (scalar; packs apply it lane by lane).
+template <class T>
+VIGOR_HD VIGOR_INLINE T tan_of(T x) {
+  const T v = trig_detail::tan_of_reduced<T>(trig_detail::reduce_angle(x));
+  return select(x == T(0), x, v);
 }
 
 }  // namespace vigor::kernels

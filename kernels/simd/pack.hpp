@@ -636,6 +636,134 @@ inline Pack<T, W> log(const Pack<T, W>& x) {
   return with_scalar_lanes(x, v, flagged.bits(), [](T a) { return log_of(a); });
 }
 
+/// tan of every lane (kernels/core/trig.hpp), like sin: flagged reductions take the scalar
+/// function.
+template <class T, int W>
+inline Pack<T, W> tan(const Pack<T, W>& x) {
+  using P = Pack<T, W>;
+  Mask<T, W> flagged;
+  const P v = trig_detail::tan_of_reduced<T>(trig_detail::reduce_fast<T>(x, flagged));
+  const P t = select(x == P(T(0)), x, v);
+  if (!flagged.any()) return t;
+  return with_scalar_lanes(x, t, flagged.bits(), [](T y) { return tan_of(y); });
+}
+
+/// Whether any lane of the mask is set (arith.hpp's any_of for the one lane of a scalar).
+template <class T, int W>
+inline bool any_of(const Mask<T, W>& m) {
+  return m.any();
+}
+
+/// The lanes whose sign bit is set (-0 included), as arith.hpp's sign_bit.
+template <class T, int W>
+inline Mask<T, W> sign_bit(const Pack<T, W>& x) {
+  using M = Mask<T, W>;
+  using I = typename M::I;
+  M m;
+  for (int r = 0; r < Pack<T, W>::R; ++r) m.v[r] = reinterpret_cast<typename M::V>(x.v[r]) < I(0);
+  return m;
+}
+
+/// The table of atan(i/8) (kernels/core/inverse_trig.hpp) as its high and its low parts, each
+/// padded to 16 entries: two 512-bit registers of doubles or one of floats to permute from.
+template <class T>
+struct AtanEighthsByPart {
+  T hi[16], lo[16];
+};
+template <class T>
+constexpr AtanEighthsByPart<T> atan_eighths_by_part() {
+  AtanEighthsByPart<T> t{};
+  for (int i = 0; i <= 8; ++i) {
+    if constexpr (sizeof(T) == 8) {
+      t.hi[i] = atan_detail::kAtanEighthsDouble[2 * i];
+      t.lo[i] = atan_detail::kAtanEighthsDouble[2 * i + 1];
+    } else {
+      t.hi[i] = atan_detail::kAtanEighthsFloat[2 * i];
+      t.lo[i] = atan_detail::kAtanEighthsFloat[2 * i + 1];
+    }
+  }
+  return t;
+}
+template <class T>
+inline constexpr AtanEighthsByPart<T> kAtanEighthsByPart = atan_eighths_by_part<T>();
+
+/// atan(c) = hi + lo in every lane, c = i/8: the values the scalar lookup loads. On 512-bit
+/// registers one permute per part, indexed by the low bits of 8c + 1.5·2^(p-1) (which are i);
+/// elsewhere by selects.
+template <class T, int W>
+inline void atan_of_eighth(const Pack<T, W>& c, Pack<T, W>& hi, Pack<T, W>& lo) {
+  using P = Pack<T, W>;
+  const AtanEighthsByPart<T>& t = kAtanEighthsByPart<T>;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(typename P::V) == 64) {
+    const P index = c * P(T(8)) + P(AtanCoefficients<T>::kRoundingShift);  // exact
+    for (int r = 0; r < P::R; ++r) {
+      const __m512i i = reinterpret_cast<const __m512i&>(index.v[r]);
+      if constexpr (sizeof(T) == 8) {
+        hi.v[r] = _mm512_permutex2var_pd(_mm512_loadu_pd(t.hi), i, _mm512_loadu_pd(t.hi + 8));
+        lo.v[r] = _mm512_permutex2var_pd(_mm512_loadu_pd(t.lo), i, _mm512_loadu_pd(t.lo + 8));
+      } else {
+        // (The masked form with every lane set, as in sqrt: GCC 12's -Wuninitialized.)
+        const __m512 h = _mm512_loadu_ps(t.hi), l = _mm512_loadu_ps(t.lo);
+        hi.v[r] = _mm512_mask_permutexvar_ps(h, __mmask16(0xFFFF), i, h);
+        lo.v[r] = _mm512_mask_permutexvar_ps(l, __mmask16(0xFFFF), i, l);
+      }
+    }
+    return;
+  }
+#endif
+  hi = P(t.hi[0]);
+  lo = P(t.lo[0]);
+  VIGOR_UNROLL
+  for (int i = 1; i <= 8; ++i) {
+    const auto at = c == P(T(i) * T(0.125));
+    hi = select(at, P(t.hi[i]), hi);
+    lo = select(at, P(t.lo[i]), lo);
+  }
+}
+
+/// v with the lanes in `bits` replaced by f of the same lanes of y and x (with_scalar_lanes for
+/// a function of two arguments).
+template <class T, int W, class F>
+VIGOR_NOINLINE Pack<T, W> with_scalar_lanes(const Pack<T, W>& y, const Pack<T, W>& x, Pack<T, W> v,
+                                            std::uint64_t bits, F f) {
+  for_each_lane(bits, [&](int l) { v.set(l, f(y[l], x[l])); });
+  return v;
+}
+
+/// atan2, atan, asin and acos of every lane with vigor's own functions
+/// (kernels/core/inverse_trig.hpp): the scalar operations lane by lane, so their bits; lanes
+/// with special or tiny arguments, or beyond [-1, 1], take the scalar function.
+template <class T, int W>
+inline Pack<T, W> atan2(const Pack<T, W>& y, const Pack<T, W>& x) {
+  using P = Pack<T, W>;
+  const P ay = abs(y), ax = abs(x);
+  const P v = atan_detail::atan2_magnitude<T>(DoubleWord<P>{ay, P(T(0))},
+                                              DoubleWord<P>{ax, P(T(0))}, sign_bit(x));
+  const P a = select(sign_bit(y), -v, v);
+  const auto flagged = atan_detail::atan2_needs_care<T>(ay, ax);
+  if (!flagged.any()) return a;
+  return with_scalar_lanes(y, x, a, flagged.bits(), [](T s, T t) { return atan2_of(s, t); });
+}
+template <class T, int W>
+inline Pack<T, W> atan(const Pack<T, W>& x) {
+  return atan2(x, Pack<T, W>(T(1)));
+}
+template <class T, int W>
+inline Pack<T, W> asin(const Pack<T, W>& x) {
+  const Pack<T, W> v = atan_detail::asin_of_unit<T>(x);
+  const auto flagged = !(abs(x) <= Pack<T, W>(T(1)));
+  if (!flagged.any()) return v;
+  return with_scalar_lanes(x, v, flagged.bits(), [](T a) { return asin_of(a); });
+}
+template <class T, int W>
+inline Pack<T, W> acos(const Pack<T, W>& x) {
+  const Pack<T, W> v = atan_detail::acos_of_unit<T>(x);
+  const auto flagged = !(abs(x) <= Pack<T, W>(T(1)));
+  if (!flagged.any()) return v;
+  return with_scalar_lanes(x, v, flagged.bits(), [](T a) { return acos_of(a); });
+}
+
 /// Lane by lane for the functions vigor has no packed form of (models rarely need them).
 #define VIGOR_PACK_LANEWISE(fn)                                    \
   template <class T, int W>                                        \
@@ -643,10 +771,6 @@ inline Pack<T, W> log(const Pack<T, W>& x) {
     return lanewise(a, [](T x) { return vigor::kernels::fn(x); }); \
   }
 VIGOR_PACK_LANEWISE(cbrt)
-VIGOR_PACK_LANEWISE(tan)
-VIGOR_PACK_LANEWISE(asin)
-VIGOR_PACK_LANEWISE(acos)
-VIGOR_PACK_LANEWISE(atan)
 VIGOR_PACK_LANEWISE(sinh)
 VIGOR_PACK_LANEWISE(cosh)
 VIGOR_PACK_LANEWISE(tanh)
@@ -657,12 +781,6 @@ inline Pack<T, W> pow(const Pack<T, W>& a, const Pack<T, W>& b) {
   Pack<T, W> x;
   for (int l = 0; l < W; ++l) x.set(l, vigor::kernels::pow(a[l], b[l]));
   return x;
-}
-template <class T, int W>
-inline Pack<T, W> atan2(const Pack<T, W>& y, const Pack<T, W>& x) {
-  Pack<T, W> z;
-  for (int l = 0; l < W; ++l) z.set(l, vigor::kernels::atan2(y[l], x[l]));
-  return z;
 }
 
 }  // namespace vigor::kernels
