@@ -4,19 +4,23 @@
 /// compiled in; and an engine compiled through the plugin path gives the compiled-in engine's bits
 /// (states, energy errors, Newton residuals, tangent-free and with a section's hits), since it is
 /// the same template compiled with the same compiler and flags. The plugin is compiled once per
-/// suite into the build tree's shared cache (VIGOR_TEST_FORMULA_CACHE).
+/// suite into the build tree's shared cache (VIGOR_TEST_FORMULA_CACHE). The notice that a run
+/// waits for the compiler is printed unless the command line asked for quiet.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "engine_runs.hpp"
 #include "host/backends/first_use.hpp"
+#include "host/backends/plugin.hpp"
 #include "host/backends/registry.hpp"
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
@@ -100,4 +104,38 @@ TEST(FirstUse, ThePluginEngineGivesTheCompiledInBits) {
   vigor_test::expect_identical(a, b, job.ensemble.count);
   EXPECT_EQ(a.final.newton_residual, b.final.newton_residual);
   EXPECT_GT(a.hits.size(), 0u);
+}
+
+namespace {
+
+/// What load_plugin writes to stderr for a source that asks to be announced and fails to compile
+/// at once (an #error), in a fresh cache: the notice comes before the compiler runs.
+std::string stderr_of_failed_announced_compile(const std::string& cache) {
+  PluginSource src;
+  src.main_file = "plugin.cpp";
+  src.main_text = "#error stops the compiler at once\n";
+  src.what = "test source";
+  src.announce = true;
+  ::setenv("VIGOR_CACHE_DIR", cache.c_str(), 1);
+  testing::internal::CaptureStderr();
+  EXPECT_THROW(load_plugin(src), std::runtime_error);
+  return testing::internal::GetCapturedStderr();
+}
+
+}  // namespace
+
+TEST(FirstUse, TheCompileNoticeIsOffWhenQuiet) {
+  // `vigor run --quiet` turns the notice off (host/cli/cli.cpp); a cache directory per case so
+  // that nothing is found in a cache.
+  const std::string base =
+      testing::TempDir() + "vigor-compile-notice-" + std::to_string(::getpid());
+  const std::string loud = stderr_of_failed_announced_compile(base + "-loud");
+  EXPECT_NE(loud.find("vigor: compiling the test source on first use"), std::string::npos) << loud;
+  set_compile_notices(false);
+  const std::string quiet = stderr_of_failed_announced_compile(base + "-quiet");
+  set_compile_notices(true);
+  EXPECT_EQ(quiet.find("compiling"), std::string::npos) << quiet;
+  std::error_code ec;
+  std::filesystem::remove_all(base + "-loud", ec);
+  std::filesystem::remove_all(base + "-quiet", ec);
 }

@@ -160,8 +160,11 @@ EngineFactory open_plugin(const fs::path& so, std::string& why) {
 }
 
 std::atomic<unsigned> build_counter{0};
+std::atomic<bool> compile_notices{true};
 
 }  // namespace
+
+void set_compile_notices(bool on) { compile_notices.store(on); }
 
 std::string plugin_cache_dir() {
   if (const char* d = std::getenv("VIGOR_CACHE_DIR"); d && *d) return d;
@@ -220,7 +223,7 @@ LoadedPlugin load_plugin(const PluginSource& src) {
   fs::create_directories(tmp, ec);
   if (!src.header_file.empty()) std::ofstream(tmp / src.header_file) << src.header_text;
   std::ofstream(tmp / src.main_file) << src.main_text;
-  if (src.announce)
+  if (src.announce && compile_notices.load())
     std::fprintf(stderr, "vigor: compiling the %s on first use (cached in %s)\n", src.what.c_str(),
                  dir.c_str());
   std::vector<std::string> argv = cmd;

@@ -7,10 +7,10 @@
 /// The cache: one directory per plugin under plugin_cache_dir(), named by a hash of everything
 /// that determines the binary (the sources, the compiler and its flags — the GPU architectures
 /// among them —, vigor's version, the plugin ABI, and the size and time of every header of vigor
-/// it may include). A plugin is built in a directory of its own and renamed into place when complete,
-/// so concurrent runs (two processes, MPI ranks) never see half a plugin: the first rename wins and
-/// the others load the winner's. An entry that does not load (a damaged file, an ABI from another
-/// build) is removed and built again, never used.
+/// it may include). A plugin is built in a directory of its own and renamed into place when
+/// complete, so concurrent runs (two processes, MPI ranks) never see half a plugin: the first
+/// rename wins and the others load the winner's. An entry that does not load (a damaged file, an
+/// ABI from another build) is removed and built again, never used.
 #pragma once
 
 #include <string>
@@ -49,6 +49,11 @@ struct PluginSource {
   /// cached); loading from the cache says nothing.
   bool announce = false;
 };
+
+/// Whether load_plugin prints the notices its sources ask for (`announce`): on by default, off
+/// for `vigor run --quiet`. A process-wide verbosity, like a log level: the command line sets it
+/// once, before any engine is made, wherever the engines are made from.
+void set_compile_notices(bool on);
 
 /// $VIGOR_CACHE_DIR, else $XDG_CACHE_HOME/vigor, else $HOME/.cache/vigor.
 std::string plugin_cache_dir();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "host/backends/first_use.hpp"
+#include "host/backends/plugin.hpp"
 #include "host/backends/registry.hpp"
 #include "host/job/job.hpp"
 #include "host/output/plot_command.hpp"
@@ -314,6 +315,7 @@ int cli(int argc, char** argv) {
     RunOptions opt;
     opt.threads = a.threads;
     opt.quiet = a.quiet;
+    set_compile_notices(!a.quiet);  // "compiling ... on first use" on stderr
     opt.progress_terminal = stderr_is_terminal();
     opt.checkpoint_every = a.checkpoint_every;
     opt.memory_limit = a.memory_limit;
