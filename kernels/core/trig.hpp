@@ -27,8 +27,9 @@
 ///  - Quadrant, from the rounding shift's two low bits. sincos evaluates both kernels; sin or cos
 ///    alone evaluates the one its quadrant needs, on packs by choosing each lane's coefficients and
 ///    terms with selects, so every lane performs the scalar code's operations.
-///  - tan = sin r / cos r (even quadrants) or -cos r / sin r (odd), both kernels kept as
-///    double-word numbers and divided in double-word arithmetic, so the quotient rounds once.
+///  - tan = sin r / cos r (even quadrants) or -cos r / sin r (odd), both as double-word numbers
+///    (their leading terms carried exactly; tan_of_reduced) divided in double-word arithmetic, so
+///    the quotient rounds once.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +74,15 @@ struct TrigCoefficients<double> {
   static constexpr double kP3 = -0x1.f1976b7ed8fbcp-110;
   static constexpr double kFastLimit = 0x1p30;  // Cody–Waite below, Payne–Hanek above
   static constexpr int kDigits = 53;
+  static constexpr double kMinusSixthHi = -0x1.5555555555555p-3;  // -1/6 = Hi + Lo + O(2^-110)
+  static constexpr double kMinusSixthLo = -0x1.5555555555555p-57;
+  /// ((sin r - r)/r^3 + 1/6)/r^2 as a polynomial in z = r^2 on |r| <= pi/4, relative error 2^-56:
+  /// tan's sine, whose -r^3/6 term is carried in double-word arithmetic.
+  template <class R>
+  VIGOR_HD static VIGOR_INLINE R tan_sine_poly(const R& z) {
+    return horner(z, 0x1.1111111111111p-7, -0x1.a01a01a019ea5p-13, 0x1.71de3a5505acbp-19,
+                  -0x1.ae645526fe40cp-26, 0x1.6122508214e38p-33, -0x1.ab8da127eee79p-41);
+  }
   /// (sin r - r) / r^3 or (cos r - 1 + r^2/2) / r^4 as a polynomial in z = r^2: `pick` chooses
   /// each coefficient from the pair (sin's, cos's), per lane on packs.
   template <class R, class Pick>
@@ -95,6 +105,13 @@ struct TrigCoefficients<float> {
   static constexpr float kP3 = -0x1.ee59dap-50f;
   static constexpr float kFastLimit = 0x1p15f;
   static constexpr int kDigits = 24;
+  static constexpr float kMinusSixthHi = -0x1.555556p-3f;  // -1/6 = Hi + Lo + O(2^-52)
+  static constexpr float kMinusSixthLo = 0x1.555556p-28f;
+  /// Relative error 2^-24.
+  template <class R>
+  VIGOR_HD static VIGOR_INLINE R tan_sine_poly(const R& z) {
+    return horner(z, 0x1.11111p-7f, -0x1.a0160ep-13f, 0x1.6e6b06p-19f);
+  }
   template <class R, class Pick>
   VIGOR_HD static VIGOR_INLINE R poly(const R& z, const Pick& pick) {
     return horner(z, pick(-0x1.555556p-3f, 0x1.555556p-5f), pick(0x1.111198p-7f, -0x1.6c17d4p-10f),
@@ -369,24 +386,36 @@ VIGOR_HD VIGOR_INLINE R cos_of_reduced(const ReducedAngle<R>& a) {
   return select(odd ^ quadrant_bit(a.q, 2), -v, v);
 }
 
-/// tan of the reduced angle: sin r and cos r each as a double-word number (the kernels' last
-/// sums split exactly instead of rounded), then sin r / cos r, or -cos r / sin r in the odd
-/// quadrants, in double-word arithmetic with one final rounding.
+/// tan of the reduced angle: sin r and cos r each as a double-word number, then sin r / cos r,
+/// or -cos r / sin r in the odd quadrants, in double-word arithmetic with one final rounding.
+/// Where the result is near 1 its significand is near 2, so the quotient must be good to well
+/// below half an ulp: every term above ~2^-8 of the result is carried exactly.
+///  - sin r = hi - hi^3/6 + hi^5 Q(z) + lo (1 - z/2): hi^3 split into two words (z's error zl,
+///    the product's by an FMA), times -1/6 in two words, its leading product split by an FMA;
+///    hi^5 Q(z) is at most 2^-8 of the result, so Q's rounding does not count.
+///  - cos r = (1 - z/2) + z^2 C(z) + tail as in cos_kernel, with z^2 = hi^4 to two words too,
+///    and lo's term to third order in hi.
 template <class T, class R>
 VIGOR_HD VIGOR_INLINE R tan_of_reduced(const ReducedAngle<R>& a) {
   using C = TrigCoefficients<T>;
   const R z = mul_unfused(a.hi, a.hi);
-  const SinTerms<R> st(a.hi, a.lo, z);
-  const CosTerms<R> ct(a.hi, a.lo, z);
-  // The sin kernel's cubic term hi^3 P(z) with hi^3 to twice the precision (z's error zl, and
-  // the product's by an FMA): rounded as in sin_kernel, its 2 ulps of relative error at 0.1 of the
-  // result would reach the quotient whole.
-  const R zl = fma(a.hi, a.hi, -z);
+  const R zl = fma(a.hi, a.hi, -z);  // hi^2 = z + zl exactly
   const R h3 = mul_unfused(z, a.hi);
-  const R h3_lo = fma(zl, a.hi, fma(z, a.hi, -h3));
-  const R ps = C::poly(z, PickSin());
-  const DoubleWord<R> s = fast_two_sum(st.base, fma(h3, ps, fma(h3_lo, ps, st.tail)));
-  const DoubleWord<R> c = fast_two_sum(ct.base, fma(ct.scale, C::poly(z, PickCos()), ct.tail));
+  const R h3_lo = fma(zl, a.hi, fma(z, a.hi, -h3));  // hi^3 = h3 + h3_lo to ~2^-104
+  const R sixth = mul_unfused(h3, R(C::kMinusSixthHi));
+  const R sixth_lo =
+      fma(h3, R(C::kMinusSixthHi), -sixth) +
+      fma(h3, R(C::kMinusSixthLo), mul_unfused(h3_lo, R(C::kMinusSixthHi)));  // -hi^3/6 - sixth
+  const SinTerms<R> st(a.hi, a.lo, z);
+  const R fifth = mul_unfused(mul_unfused(h3, z), C::tan_sine_poly(z));  // hi^5 Q(z)
+  const DoubleWord<R> s0 = fast_two_sum(a.hi, sixth);
+  const DoubleWord<R> s = fast_two_sum(s0.hi, s0.lo + (sixth_lo + (fifth + st.tail)));
+  const CosTerms<R> ct(a.hi, a.lo, z);
+  const R z2_lo = fma(R(T(2)) * z, zl, fma(z, z, -ct.scale));  // hi^4 = scale + z2_lo
+  const R pc = C::poly(z, PickCos());
+  // cos's tail has lo's term to first order in hi (-lo hi); -lo sin hi needs -lo (hi - hi^3/6).
+  const R c_tail = fma(-a.lo, sixth, ct.tail);
+  const DoubleWord<R> c = fast_two_sum(ct.base, fma(ct.scale, pc, fma(z2_lo, pc, c_tail)));
   const auto odd = quadrant_bit(a.q, 1);
   const DoubleWord<R> num{select(odd, -c.hi, s.hi), select(odd, -c.lo, s.lo)};
   const DoubleWord<R> den{select(odd, s.hi, c.hi), select(odd, s.lo, c.lo)};

@@ -12,9 +12,10 @@
 /// Built on GCC/Clang vector extensions (host compilers only; never seen by nvcc's device pass).
 /// Comparisons give a `Mask` (all-ones lanes where true); branches become `select`.
 /// Transcendentals: sqrt is the correctly rounded packed instruction (identical to scalar sqrt);
-/// sin, cos, exp and log are vigor's own (kernels/core/trig.hpp, exp_log.hpp), identical to the
-/// scalar ones lane by lane; the rarer functions (tan, pow, atan2, ...) call the scalar C library
-/// per lane, so they too equal the scalar path's.
+/// sin, cos, tan, exp, log, atan, atan2, asin and acos are vigor's own (kernels/core/trig.hpp,
+/// exp_log.hpp, inverse_trig.hpp), identical to the scalar ones lane by lane; the rarer functions
+/// (sinh, cosh, tanh, pow, cbrt) call the scalar C library per lane, so they too equal the
+/// scalar path's.
 #pragma once
 
 #include <math.h>
@@ -32,6 +33,7 @@
 #include "kernels/core/compare.hpp"
 #include "kernels/core/config.hpp"
 #include "kernels/core/exp_log.hpp"
+#include "kernels/core/inverse_trig.hpp"
 #include "kernels/core/trig.hpp"
 
 namespace vigor::kernels {
