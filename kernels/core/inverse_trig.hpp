@@ -1,7 +1,7 @@
 /// @file inverse_trig.hpp
 /// @brief vigor's own atan, atan2, asin and acos for float and double: one implementation for the
-/// scalar CPU path, the SIMD lanes (lane by lane, kernels/simd/pack.hpp) and the GPU, so all
-/// three give the same bits.
+/// scalar CPU path, the SIMD lanes (the same code with selects, kernels/simd/pack.hpp) and the
+/// GPU, so all three give the same bits.
 ///
 /// Like sin, cos, exp and log (trig.hpp, exp_log.hpp) they use only correctly rounded operations
 /// (+, -, *, /, sqrt, fma), each written so that no compiler may contract it (arith.hpp).

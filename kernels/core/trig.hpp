@@ -444,7 +444,7 @@ VIGOR_HD VIGOR_INLINE T cos_of(T x) {
   return trig_detail::cos_of_reduced<T>(trig_detail::reduce_angle(x));
 }
 
-/// tan x of a float or double (scalar; packs apply it lane by lane).
+/// tan x of a float or double (the packs' is in kernels/simd/pack.hpp).
 template <class T>
 VIGOR_HD VIGOR_INLINE T tan_of(T x) {
   const T v = trig_detail::tan_of_reduced<T>(trig_detail::reduce_angle(x));
