@@ -1,17 +1,17 @@
 // vigor-bench-elementary: the speed and accuracy of vigor's own sin, cos, exp and log
-// (kernels/core/trig.hpp, exp_log.hpp), and of tan, atan, asin and acos (inverse_trig.hpp; on
-// packs lane by lane) next to what the engines used before them: glibc's vector
-// library (libmvec) on SIMD packs and the C library's scalar functions.
+// (kernels/core/trig.hpp, exp_log.hpp), of tan, atan, asin and acos (inverse_trig.hpp), of
+// sinh, cosh and tanh (hyperbolic.hpp) and of pow (pow.hpp) next to what the engines used before
+// them: glibc's vector library (libmvec) on SIMD packs and the C library's scalar functions.
 //
 // Each case evaluates one function (or sin and cos together) of N arguments and stores the
 // results. sin and cos take arguments spread over [-R, R] (R = 10 by default: the angles of a
 // pendulum; --range 1e6 for a long rotating run), exp over [-20, 20] (a Boltzmann factor or a
 // growth rate), log log-uniformly over [1e-3, 1e3] (MEGNO's ln |M w|, a logarithmic potential),
-// tan like sin, atan like log, asin and acos over [-1, 1].
-// Timing: best of --repeats runs, the cases interleaved within each repeat. Accuracy: the largest
-// error in ulps over the same arguments against long double. --exhaustive-float instead checks
-// each function of every float it needs (exhaustive_float) against glibc's double functions
-// (about 15 minutes on one core).
+// tan like sin, atan like log, asin and acos over [-1, 1], sinh, cosh and tanh like exp, pow(x,
+// -1.5) with x like log. Timing: best of --repeats runs, the cases interleaved within each repeat.
+// Accuracy: the largest error in ulps over the same arguments against long double.
+// --exhaustive-float instead checks each function of every float it needs (exhaustive_float)
+// against glibc's double functions (about 30 minutes on one core).
 #include <math.h>
 
 #include <algorithm>
@@ -25,6 +25,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/core/math.hpp"
@@ -53,6 +54,14 @@ mvec_f16 _ZGVeN16v_tanf(mvec_f16);
 mvec_f16 _ZGVeN16v_atanf(mvec_f16);
 mvec_f16 _ZGVeN16v_asinf(mvec_f16);
 mvec_f16 _ZGVeN16v_acosf(mvec_f16);
+mvec_d8 _ZGVeN8v_sinh(mvec_d8);
+mvec_d8 _ZGVeN8v_cosh(mvec_d8);
+mvec_d8 _ZGVeN8v_tanh(mvec_d8);
+mvec_f16 _ZGVeN16v_sinhf(mvec_f16);
+mvec_f16 _ZGVeN16v_coshf(mvec_f16);
+mvec_f16 _ZGVeN16v_tanhf(mvec_f16);
+mvec_d8 _ZGVeN8vv_pow(mvec_d8, mvec_d8);
+mvec_f16 _ZGVeN16vv_powf(mvec_f16, mvec_f16);
 }
 #endif
 
@@ -146,11 +155,11 @@ void add_function(std::vector<Case>& cases, Arguments<T>& a, const std::string& 
 #define VIGOR_BENCH_MVEC_OF(fn) 0
 #endif
 
-// tan, atan, asin and acos: vigor's scalar functions (applied lane by lane on packs) against
-// libmvec's packed ones and the C library's.
+// tan, atan, asin, acos, sinh, cosh, tanh and pow: vigor's functions against libmvec's packed
+// ones and the C library's.
 template <class T>
-void add_inverse_cases(std::vector<Case>& cases, Arguments<T>& angles, Arguments<T>& logs,
-                       Arguments<T>& units) {
+void add_other_cases(std::vector<Case>& cases, Arguments<T>& angles, Arguments<T>& logs,
+                     Arguments<T>& units, Arguments<T>& exps) {
   add_function(
       cases, angles, "tan", [](const auto& v) { return vk::tan(v); },
       [](T v) { return std::tan(v); }, VIGOR_BENCH_MVEC_OF(tan), [](Ld v) { return tanl(v); });
@@ -163,6 +172,38 @@ void add_inverse_cases(std::vector<Case>& cases, Arguments<T>& angles, Arguments
   add_function(
       cases, units, "acos", [](const auto& v) { return vk::acos(v); },
       [](T v) { return std::acos(v); }, VIGOR_BENCH_MVEC_OF(acos), [](Ld v) { return acosl(v); });
+  add_function(
+      cases, exps, "sinh", [](const auto& v) { return vk::sinh(v); },
+      [](T v) { return std::sinh(v); }, VIGOR_BENCH_MVEC_OF(sinh), [](Ld v) { return sinhl(v); });
+  add_function(
+      cases, exps, "cosh", [](const auto& v) { return vk::cosh(v); },
+      [](T v) { return std::cosh(v); }, VIGOR_BENCH_MVEC_OF(cosh), [](Ld v) { return coshl(v); });
+  add_function(
+      cases, exps, "tanh", [](const auto& v) { return vk::tanh(v); },
+      [](T v) { return std::tanh(v); }, VIGOR_BENCH_MVEC_OF(tanh), [](Ld v) { return tanhl(v); });
+  // pow with the exponent of a gravitational or Coulomb force written as a formula, r^-1.5 (the
+  // method does not depend on y).
+  add_function(
+      cases, logs, "pow",
+      [](const auto& v) {
+        using V = std::remove_cvref_t<decltype(v)>;
+        return vk::pow(v, V(T(-1.5)));
+      },
+      [](T v) { return std::pow(v, T(-1.5)); },
+#if defined(VIGOR_BENCH_MVEC)
+      [](const auto& v) {
+        using V = std::remove_cvref_t<decltype(v)>;
+        V e;
+        for (std::size_t i = 0; i < sizeof(V) / sizeof(T); ++i) e[i] = T(-1.5);
+        if constexpr (sizeof(T) == 8)
+          return _ZGVeN8vv_pow(v, e);
+        else
+          return _ZGVeN16vv_powf(v, e);
+      },
+#else
+      0,
+#endif
+      [](Ld v) { return powl(v, -1.5L); });
 }
 
 template <class T>
@@ -256,12 +297,13 @@ struct Worst {
   }
 };
 
-// Every positive finite float for the odd functions sin, tan and atan and for cos (negative
-// floats follow by symmetry, which tests/test_trig.cpp and test_inverse_trig.cpp hold bit for
-// bit), every float for exp, log, asin and acos (NaN in, NaN out; NaN beyond [-1, 1]).
+// Every positive finite float for the odd functions sin, tan, atan, sinh and tanh and for the
+// even ones cos and cosh (negative floats follow by symmetry, which tests/test_trig.cpp,
+// test_inverse_trig.cpp and test_hyperbolic.cpp hold bit for bit), every float for exp, log,
+// asin and acos (NaN in, NaN out; NaN beyond [-1, 1]).
 int exhaustive_float() {
   Worst sin_w{"sin"}, cos_w{"cos"}, exp_w{"exp"}, log_w{"log"}, tan_w{"tan"}, atan_w{"atan"},
-      asin_w{"asin"}, acos_w{"acos"};
+      asin_w{"asin"}, acos_w{"acos"}, sinh_w{"sinh"}, cosh_w{"cosh"}, tanh_w{"tanh"};
   std::uint32_t u = 0;
   do {
     float x;
@@ -274,6 +316,9 @@ int exhaustive_float() {
       cos_w.add(x, c, std::cos(xd));
       tan_w.add(x, vk::tan(x), std::tan(xd));
       atan_w.add(x, vk::atan(x), std::atan(xd));
+      sinh_w.add(x, vk::sinh(x), std::sinh(xd));
+      cosh_w.add(x, vk::cosh(x), std::cosh(xd));
+      tanh_w.add(x, vk::tanh(x), std::tanh(xd));
     }
     exp_w.add(x, vk::exp(x), std::exp(xd));
     log_w.add(x, vk::log(x), std::log(xd));
@@ -281,7 +326,8 @@ int exhaustive_float() {
     acos_w.add(x, vk::acos(x), std::acos(xd));
   } while (++u != 0);
   long long off = 0;
-  for (const Worst* w : {&sin_w, &cos_w, &tan_w, &exp_w, &log_w, &atan_w, &asin_w, &acos_w}) {
+  for (const Worst* w : {&sin_w, &cos_w, &tan_w, &exp_w, &log_w, &atan_w, &asin_w, &acos_w, &sinh_w,
+                         &cosh_w, &tanh_w}) {
     std::printf("float %s: max %.4f ulp (x = %a); %lld results >= 1 ulp\n", w->name, w->ulps,
                 static_cast<double>(w->at), w->off_by_one);
     off += w->off_by_one;
@@ -336,15 +382,15 @@ int main(int argc, char** argv) {
   std::vector<Case> cases;
   add_cases(cases, ad, ed, ld);
   add_cases(cases, af, ef, lf);
-  add_inverse_cases(cases, ad, ld, ud);
-  add_inverse_cases(cases, af, lf, uf);
+  add_other_cases(cases, ad, ld, ud, ed);
+  add_other_cases(cases, af, lf, uf, ef);
   double sink = 0;
   for (int r = 0; r < repeats; ++r)
     for (Case& c : cases) c.best = std::min(c.best, seconds_of(c.run, sink));
 
   std::printf(
-      "# %zu arguments (sin, cos, tan in [-%g, %g]; exp in [-20, 20]; log, atan in [1e-3, 1e3]; "
-      "asin, acos in [-1, 1]), "
+      "# %zu arguments (sin, cos, tan in [-%g, %g]; exp, sinh, cosh, tanh in [-20, 20]; log, atan, "
+      "pow(x, -1.5) in [1e-3, 1e3]; asin, acos in [-1, 1]), "
       "best of %d interleaved repeats, one thread\n",
       n, range, range, repeats);
   std::printf("%-30s %10s %12s\n", "case", "ns/arg", "max ulps");

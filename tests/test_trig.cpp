@@ -224,10 +224,7 @@ void expect_lanes_equal_scalar() {
 }  // namespace
 
 TEST(Trig, PackLanesGiveTheScalarBits) {
-  expect_lanes_equal_scalar<double, vk::native_lanes<double>()>();
-  expect_lanes_equal_scalar<double, 2 * vk::native_lanes<double>()>();
-  expect_lanes_equal_scalar<float, vk::native_lanes<float>()>();
-  expect_lanes_equal_scalar<float, 2 * vk::native_lanes<float>()>();
+  vigor_test::for_each_pack_shape([]<class T, int W>() { expect_lanes_equal_scalar<T, W>(); });
 }
 
 TEST(Trig, DualDerivativesAreCosAndMinusSin) {

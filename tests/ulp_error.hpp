@@ -1,6 +1,7 @@
 /// @file ulp_error.hpp
-/// @brief Errors in ulps against a long-double reference, and the bits of a float or double, for
-/// the tests of vigor's own elementary functions (test_trig.cpp, test_exp_log.cpp).
+/// @brief Errors in ulps against a long-double reference, the bits of a float or double, and the
+/// pack shapes whose lanes are checked, for the tests of vigor's own elementary functions
+/// (test_trig.cpp, test_exp_log.cpp, ...).
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+
+#include "kernels/simd/pack.hpp"
 
 namespace vigor_test {
 
@@ -32,6 +35,17 @@ std::uint64_t bits(T x) {
   std::uint64_t u = 0;
   std::memcpy(&u, &x, sizeof x);
   return u;
+}
+
+/// Calls f.template operator()<T, W>() for each pack shape the lane tests cover: the native width
+/// and twice it (two registers per pack), in double and in float.
+template <class F>
+void for_each_pack_shape(F f) {
+  using vigor::kernels::native_lanes;
+  f.template operator()<double, native_lanes<double>()>();
+  f.template operator()<double, 2 * native_lanes<double>()>();
+  f.template operator()<float, native_lanes<float>()>();
+  f.template operator()<float, 2 * native_lanes<float>()>();
 }
 
 }  // namespace vigor_test

@@ -99,23 +99,40 @@ struct ExpLogCoefficients<float> {
 
 namespace exp_log_detail {
 
-/// e^(x - k ln2) in [0.70, 1.42], with ks = 1.5·2^(p-1) + k carrying k (pow2_of_shifted reads
-/// it). Valid for |x| <= kOverflow (|k| < 2^11 keeps t = x - k A exact).
+/// x = k ln2 + hi + lo with |hi| <= ln2/2 (to 2^-40) and lo about hi's rounding error, ks
+/// = 1.5·2^(p-1) + k carrying k (pow2_of_shifted reads it). Valid for |x| <= kOverflow + 1.5 (|k| <
+/// 2^11 keeps t = x - k A exact). exp and the hyperbolic functions (hyperbolic.hpp) share it.
 template <class T, class R>
-VIGOR_HD VIGOR_INLINE R exp_reduced(const R& x, R& ks) {
+VIGOR_HD VIGOR_INLINE void reduce_by_ln2(const R& x, R& ks, R& hi, R& lo) {
   using C = ExpLogCoefficients<T>;
   const R shift(C::kRoundingShift);
   ks = fma(x, R(C::kInvLn2), shift);
   const R k = ks - shift;
   const R t = fma(-k, R(C::kLn2A), x);  // exact
-  const R hi = fma(-k, R(C::kLn2B), t);
-  const R lo = fma(-k, R(C::kLn2B), t - hi);  // t - hi exact, or tiny beside ulp(1)
+  hi = fma(-k, R(C::kLn2B), t);
+  lo = fma(-k, R(C::kLn2B), t - hi);  // t - hi exact, or tiny beside ulp(1)
+}
+
+/// e^(hi + lo) for |hi| <= ln2/2 (to 2^-40) and |lo| <= ulp(hi) or so (lo enters to first
+/// order), rounded once: in [0.70, 1.42].
+template <class T, class R>
+VIGOR_HD VIGOR_INLINE R exp_near_zero(const R& hi, const R& lo) {
+  using C = ExpLogCoefficients<T>;
   const R z = mul_unfused(hi, hi);
   const R small = fma(z, C::exp_poly(hi), fma(lo, hi, lo));
   const R one(T(1));
   const R a = one + hi;  // FastTwoSum: 1 + hi = a + ea exactly
   const R ea = (one - a) + hi;
   return a + (small + ea);
+}
+
+/// e^(x - k ln2) in [0.70, 1.42], with ks = 1.5·2^(p-1) + k carrying k. Valid for |x| <=
+/// kOverflow.
+template <class T, class R>
+VIGOR_HD VIGOR_INLINE R exp_reduced(const R& x, R& ks) {
+  R hi, lo;
+  reduce_by_ln2<T>(x, ks, hi, lo);
+  return exp_near_zero<T>(hi, lo);
 }
 
 /// log(2^e m) for m in [sqrt(1/2), sqrt(2)).

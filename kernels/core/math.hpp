@@ -4,9 +4,9 @@
 /// Models and integrators call these unqualified (`sqrt(x)`) from inside vigor namespaces, and the
 /// overloads for Dual numbers (dual.hpp) join them by argument-dependent lookup. The float
 /// overloads call the float functions (sqrtf, sinf, ...) so that an FP32 build contains no FP64
-/// instruction. sin, cos, tan, exp, log, atan, atan2, asin and acos are vigor's own
-/// (trig.hpp, exp_log.hpp, inverse_trig.hpp); sqrt, abs, fma, ldexp and select live in
-/// arith.hpp.
+/// instruction. sin, cos, tan, exp, log, atan, atan2, asin, acos, sinh, cosh, tanh and pow are
+/// vigor's own (trig.hpp, exp_log.hpp, inverse_trig.hpp, hyperbolic.hpp, pow.hpp); sqrt, abs, fma,
+/// ldexp and select live in arith.hpp.
 #pragma once
 
 #include <math.h>
@@ -16,7 +16,9 @@
 #include "arith.hpp"
 #include "config.hpp"
 #include "exp_log.hpp"
+#include "hyperbolic.hpp"
 #include "inverse_trig.hpp"
+#include "pow.hpp"
 #include "trig.hpp"
 
 namespace vigor::kernels {
@@ -26,9 +28,6 @@ namespace vigor::kernels {
   VIGOR_HD VIGOR_INLINE float fn(float x) { return ::fn##f(x); }
 
 VIGOR_UNARY_MATH(cbrt)
-VIGOR_UNARY_MATH(sinh)
-VIGOR_UNARY_MATH(cosh)
-VIGOR_UNARY_MATH(tanh)
 #undef VIGOR_UNARY_MATH
 
 // sin, cos and tan are vigor's own (trig.hpp): the same bits on the scalar CPU path, the SIMD
@@ -55,11 +54,16 @@ VIGOR_HD VIGOR_INLINE double asin(double x) { return asin_of(x); }
 VIGOR_HD VIGOR_INLINE float asin(float x) { return asin_of(x); }
 VIGOR_HD VIGOR_INLINE double acos(double x) { return acos_of(x); }
 VIGOR_HD VIGOR_INLINE float acos(float x) { return acos_of(x); }
-// sinh, cosh, tanh and pow are still the C library's (the device library's on the GPU), so a
-// formula model that calls them may differ between the CPU and the GPU in the last bits.
-
-VIGOR_HD VIGOR_INLINE double pow(double x, double y) { return ::pow(x, y); }
-VIGOR_HD VIGOR_INLINE float pow(float x, float y) { return ::powf(x, y); }
+// sinh, cosh and tanh likewise (hyperbolic.hpp).
+VIGOR_HD VIGOR_INLINE double sinh(double x) { return sinh_of(x); }
+VIGOR_HD VIGOR_INLINE float sinh(float x) { return sinh_of(x); }
+VIGOR_HD VIGOR_INLINE double cosh(double x) { return cosh_of(x); }
+VIGOR_HD VIGOR_INLINE float cosh(float x) { return cosh_of(x); }
+VIGOR_HD VIGOR_INLINE double tanh(double x) { return tanh_of(x); }
+VIGOR_HD VIGOR_INLINE float tanh(float x) { return tanh_of(x); }
+// pow likewise (pow.hpp). cbrt is still the C library's (the device library's on the GPU).
+VIGOR_HD VIGOR_INLINE double pow(double x, double y) { return pow_of(x, y); }
+VIGOR_HD VIGOR_INLINE float pow(float x, float y) { return pow_of(x, y); }
 
 VIGOR_HD VIGOR_INLINE bool isfinite(double x) {
 #if VIGOR_DEVICE_PASS

@@ -12,9 +12,9 @@
 /// Built on GCC/Clang vector extensions (host compilers only; never seen by nvcc's device pass).
 /// Comparisons give a `Mask` (all-ones lanes where true); branches become `select`.
 /// Transcendentals: sqrt is the correctly rounded packed instruction (identical to scalar sqrt);
-/// sin, cos, tan, exp, log, atan, atan2, asin and acos are vigor's own (kernels/core/trig.hpp,
-/// exp_log.hpp, inverse_trig.hpp), identical to the scalar ones lane by lane; the rarer functions
-/// (sinh, cosh, tanh, pow, cbrt) call the scalar C library per lane, so they too equal the
+/// sin, cos, tan, exp, log, atan, atan2, asin, acos, sinh, cosh, tanh and pow are vigor's own
+/// (kernels/core/trig.hpp, exp_log.hpp, inverse_trig.hpp, hyperbolic.hpp, pow.hpp), identical to
+/// the scalar ones lane by lane; cbrt calls the scalar C library per lane, so it too equals the
 /// scalar path's.
 #pragma once
 
@@ -33,7 +33,9 @@
 #include "kernels/core/compare.hpp"
 #include "kernels/core/config.hpp"
 #include "kernels/core/exp_log.hpp"
+#include "kernels/core/hyperbolic.hpp"
 #include "kernels/core/inverse_trig.hpp"
+#include "kernels/core/pow.hpp"
 #include "kernels/core/trig.hpp"
 
 namespace vigor::kernels {
@@ -766,6 +768,37 @@ inline Pack<T, W> acos(const Pack<T, W>& x) {
   return with_scalar_lanes(x, v, flagged.bits(), [](T a) { return acos_of(a); });
 }
 
+/// sinh, cosh and tanh of every lane with vigor's own functions (kernels/core/hyperbolic.hpp): the
+/// scalar operations lane by lane, so their bits; lanes beyond exp's fast range, inf and NaN take
+/// the scalar function.
+template <class T, int W, class F, class G>
+inline Pack<T, W> hyperbolic_lanes(const Pack<T, W>& x, F magnitude, bool odd, G scalar) {
+  const Pack<T, W> a = abs(x);
+  const Pack<T, W> m = magnitude(a);
+  const Pack<T, W> v = odd ? select(sign_bit(x), -m, m) : m;
+  const auto flagged = hyperbolic_detail::hyperbolic_needs_care<T>(a);
+  if (!flagged.any()) return v;
+  return with_scalar_lanes(x, v, flagged.bits(), scalar);
+}
+template <class T, int W>
+inline Pack<T, W> sinh(const Pack<T, W>& x) {
+  return hyperbolic_lanes(
+      x, [](const Pack<T, W>& a) { return hyperbolic_detail::sinh_magnitude<T>(a); }, true,
+      [](T y) { return sinh_of(y); });
+}
+template <class T, int W>
+inline Pack<T, W> cosh(const Pack<T, W>& x) {
+  return hyperbolic_lanes(
+      x, [](const Pack<T, W>& a) { return hyperbolic_detail::cosh_magnitude<T>(a); }, false,
+      [](T y) { return cosh_of(y); });
+}
+template <class T, int W>
+inline Pack<T, W> tanh(const Pack<T, W>& x) {
+  return hyperbolic_lanes(
+      x, [](const Pack<T, W>& a) { return hyperbolic_detail::tanh_magnitude<T>(a); }, true,
+      [](T y) { return tanh_of(y); });
+}
+
 /// Lane by lane for the functions vigor has no packed form of (models rarely need them).
 #define VIGOR_PACK_LANEWISE(fn)                                    \
   template <class T, int W>                                        \
@@ -773,16 +806,65 @@ inline Pack<T, W> acos(const Pack<T, W>& x) {
     return lanewise(a, [](T x) { return vigor::kernels::fn(x); }); \
   }
 VIGOR_PACK_LANEWISE(cbrt)
-VIGOR_PACK_LANEWISE(sinh)
-VIGOR_PACK_LANEWISE(cosh)
-VIGOR_PACK_LANEWISE(tanh)
 #undef VIGOR_PACK_LANEWISE
 
+/// pow's table rows for every lane's m (kernels/core/pow.hpp's log_row): the index from m's bits,
+/// the rows by gathers on 512-bit registers and lane by lane elsewhere.
 template <class T, int W>
-inline Pack<T, W> pow(const Pack<T, W>& a, const Pack<T, W>& b) {
-  Pack<T, W> x;
-  for (int l = 0; l < W; ++l) x.set(l, vigor::kernels::pow(a[l], b[l]));
-  return x;
+inline pow_detail::LogRow<Pack<T, W>> pow_log_rows(const Pack<T, W>& m) {
+  using P = Pack<T, W>;
+  using B = FloatBits<T>;
+  using U = typename B::U;
+  using UV = typename NativeVector<U, P::L>::V;
+  const T* t = pow_detail::log_table(T(0));
+  pow_detail::LogRow<P> row;
+  for (int r = 0; r < P::R; ++r) {
+    const UV u = reinterpret_cast<UV>(m.v[r]) - B::kSqrtHalf;
+    const UV at = ((u >> (B::kMantissaBits - 7)) & U(127)) * U(3);
+#if defined(__AVX512F__)
+    if constexpr (sizeof(typename P::V) == 64) {
+      // (The masked forms with every lane set, as for sqrt: GCC 12's -Wuninitialized.)
+      const __m512i i = reinterpret_cast<const __m512i&>(at);
+      if constexpr (sizeof(T) == 8) {
+        const __m512d z = _mm512_setzero_pd();
+        row.invc.v[r] = _mm512_mask_i64gather_pd(z, __mmask8(0xFF), i, t, 8);
+        row.hi.v[r] = _mm512_mask_i64gather_pd(z, __mmask8(0xFF), i, t + 1, 8);
+        row.lo.v[r] = _mm512_mask_i64gather_pd(z, __mmask8(0xFF), i, t + 2, 8);
+      } else {
+        const __m512 z = _mm512_setzero_ps();
+        row.invc.v[r] = _mm512_mask_i32gather_ps(z, __mmask16(0xFFFF), i, t, 4);
+        row.hi.v[r] = _mm512_mask_i32gather_ps(z, __mmask16(0xFFFF), i, t + 1, 4);
+        row.lo.v[r] = _mm512_mask_i32gather_ps(z, __mmask16(0xFFFF), i, t + 2, 4);
+      }
+      continue;
+    }
+#endif
+    for (int l = 0; l < P::L; ++l) {
+      row.invc.v[r][l] = t[at[l]];
+      row.hi.v[r][l] = t[at[l] + 1];
+      row.lo.v[r][l] = t[at[l] + 2];
+    }
+  }
+  return row;
+}
+
+/// x^y of every lane with vigor's own pow (kernels/core/pow.hpp): the table rows read lane by
+/// lane, the rest the scalar operations on whole packs, so the scalar bits; lanes the fast path
+/// leaves (special, negative or subnormal x, results beyond exp's fast range) take the scalar
+/// function.
+template <class T, int W>
+inline Pack<T, W> pow(const Pack<T, W>& x, const Pack<T, W>& y) {
+  using P = Pack<T, W>;
+  P m, e;
+  split_exponent(x, m, e);
+  const DoubleWord<P> p = pow_detail::y_log_x<T>(m, e, pow_log_rows(m), y);
+  P ks;
+  const P y_log_x_exp = pow_detail::exp_of_product<T>(p, ks);  // sets ks
+  const P v = y_log_x_exp * pow2_of_shifted(ks);
+  const auto flagged = (!pow_detail::pow_args_plain<T>(x, y)) |
+                       (!(abs(p.hi) <= P(ExpLogCoefficients<T>::kFastLimit)));
+  if (!flagged.any()) return v;
+  return with_scalar_lanes(x, y, v, flagged.bits(), [](T a, T b) { return pow_of(a, b); });
 }
 
 }  // namespace vigor::kernels
