@@ -120,10 +120,8 @@ VIGOR_HD VIGOR_INLINE R exp_near_zero(const R& hi, const R& lo) {
   using C = ExpLogCoefficients<T>;
   const R z = mul_unfused(hi, hi);
   const R small = fma(z, C::exp_poly(hi), fma(lo, hi, lo));
-  const R one(T(1));
-  const R a = one + hi;  // FastTwoSum: 1 + hi = a + ea exactly
-  const R ea = (one - a) + hi;
-  return a + (small + ea);
+  const DoubleWord<R> a = fast_two_sum(R(T(1)), hi);  // 1 + hi exactly
+  return a.hi + (small + a.lo);
 }
 
 /// e^(x - k ln2) in [0.70, 1.42], with ks = 1.5·2^(p-1) + k carrying k. Valid for |x| <=
@@ -145,10 +143,9 @@ VIGOR_HD VIGOR_INLINE R log_of_split(const R& m, const R& e) {
   const R hfsq = mul_unfused(R(T(0.5)), mul_unfused(f, f));
   const R r = mul_unfused(z, C::log_poly(z));
   const R small = fma(s, hfsq + r, mul_unfused(e, R(C::kLn2Lo)));
-  const R a = mul_unfused(e, R(C::kLn2Hi));  // exact
-  const R big = a + f;                       // FastTwoSum: |a| >= |f| or a = 0
-  const R err = f - (big - a);
-  return big + ((err - hfsq) + small);
+  const R a = mul_unfused(e, R(C::kLn2Hi));      // exact
+  const DoubleWord<R> big = fast_two_sum(a, f);  // |a| >= |f| or a = 0
+  return big.hi + ((big.lo - hfsq) + small);
 }
 
 /// The lanes exp's fast path leaves: |x| > kFastLimit, inf and NaN.

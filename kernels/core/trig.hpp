@@ -212,8 +212,8 @@ VIGOR_HD inline ReducedAngle<T> reduce_huge(T x) {
   // r = f pi/2 in double-word arithmetic: pi/2 = P1 + P2 to twice the type's precision.
   const T h = mul_unfused(fh, C::kP1);
   const T tail = fma(fh, C::kP2, fma(fl, C::kP1, fma(fh, C::kP1, -h)));
-  T hi = h + tail;
-  T lo = tail - (hi - h);
+  const DoubleWord<T> r = fast_two_sum(h, tail);  // |h| >= |tail|
+  T hi = r.hi, lo = r.lo;
   if (fraction_negative) {
     hi = -hi;
     lo = -lo;
@@ -234,13 +234,11 @@ VIGOR_HD inline ReducedAngle<T> reduce_careful(T x) {
   const T k = ks - C::kRoundingShift;
   const T t = fma(-k, C::kP1, x);  // exact
   const T ph = mul_unfused(k, C::kP2);
-  const T pl = fma(k, C::kP2, -ph);  // k P2 = ph + pl exactly
-  const T s = t - ph;                // TwoSum: t - ph = s + e exactly
-  const T b = s - t;
-  const T e = (t - (s - b)) - (ph + b);
-  const T tail = fma(-k, C::kP3, e - pl);
-  const T hi = s + tail;  // FastTwoSum: |s| >= |tail|
-  return {hi, tail - (hi - s), ks};
+  const T pl = fma(k, C::kP2, -ph);         // k P2 = ph + pl exactly
+  const DoubleWord<T> d = two_sum(t, -ph);  // t - ph exactly
+  const T tail = fma(-k, C::kP3, d.lo - pl);
+  const DoubleWord<T> r = fast_two_sum(d.hi, tail);  // |d.hi| >= |tail|
+  return {r.hi, r.lo, ks};
 }
 
 /// The reduction of the lanes reduce_fast flagged: Cody–Waite with TwoSum, or Payne–Hanek for
@@ -318,9 +316,9 @@ struct CosTerms {
   VIGOR_HD VIGOR_INLINE CosTerms(const R& hi, const R& lo, const R& z) {
     const R zl = fma(hi, hi, -z);
     const R hz = R(0.5) * z;
-    base = R(1) - hz;
-    const R e = (R(1) - base) - hz;
-    tail = fma(-lo, hi, fma(R(-0.5), zl, e));
+    const DoubleWord<R> w = fast_two_sum(R(1), -hz);  // 1 - z/2 exactly
+    base = w.hi;
+    tail = fma(-lo, hi, fma(R(-0.5), zl, w.lo));
     scale = mul_unfused(z, z);
   }
 };

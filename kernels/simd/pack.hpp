@@ -668,47 +668,27 @@ inline Mask<T, W> sign_bit(const Pack<T, W>& x) {
   return m;
 }
 
-/// The table of atan(i/8) (kernels/core/inverse_trig.hpp) as its high and its low parts, each
-/// padded to 16 entries: two 512-bit registers of doubles or one of floats to permute from.
-template <class T>
-struct AtanEighthsByPart {
-  T hi[16], lo[16];
-};
-template <class T>
-constexpr AtanEighthsByPart<T> atan_eighths_by_part() {
-  AtanEighthsByPart<T> t{};
-  for (int i = 0; i <= 8; ++i) {
-    if constexpr (sizeof(T) == 8) {
-      t.hi[i] = atan_detail::kAtanEighthsDouble[2 * i];
-      t.lo[i] = atan_detail::kAtanEighthsDouble[2 * i + 1];
-    } else {
-      t.hi[i] = atan_detail::kAtanEighthsFloat[2 * i];
-      t.lo[i] = atan_detail::kAtanEighthsFloat[2 * i + 1];
-    }
-  }
-  return t;
-}
-template <class T>
-inline constexpr AtanEighthsByPart<T> kAtanEighthsByPart = atan_eighths_by_part<T>();
-
 /// atan(c) = hi + lo in every lane, c = i/8: the values the scalar lookup loads. On 512-bit
 /// registers one permute per part, indexed by the low bits of 8c + 1.5·2^(p-1) (which are i);
 /// elsewhere by selects.
 template <class T, int W>
 inline void atan_of_eighth(const Pack<T, W>& c, Pack<T, W>& hi, Pack<T, W>& lo) {
   using P = Pack<T, W>;
-  const AtanEighthsByPart<T>& t = kAtanEighthsByPart<T>;
+  const T* hi_words = atan_detail::atan_eighths(T(0));  // 16 high words, then 16 low ones
+  const T* lo_words = hi_words + 16;
 #if defined(__AVX512F__)
   if constexpr (sizeof(typename P::V) == 64) {
     const P index = c * P(T(8)) + P(AtanCoefficients<T>::kRoundingShift);  // exact
     for (int r = 0; r < P::R; ++r) {
       const __m512i i = reinterpret_cast<const __m512i&>(index.v[r]);
       if constexpr (sizeof(T) == 8) {
-        hi.v[r] = _mm512_permutex2var_pd(_mm512_loadu_pd(t.hi), i, _mm512_loadu_pd(t.hi + 8));
-        lo.v[r] = _mm512_permutex2var_pd(_mm512_loadu_pd(t.lo), i, _mm512_loadu_pd(t.lo + 8));
+        hi.v[r] =
+            _mm512_permutex2var_pd(_mm512_loadu_pd(hi_words), i, _mm512_loadu_pd(hi_words + 8));
+        lo.v[r] =
+            _mm512_permutex2var_pd(_mm512_loadu_pd(lo_words), i, _mm512_loadu_pd(lo_words + 8));
       } else {
         // (The masked form with every lane set, as in sqrt: GCC 12's -Wuninitialized.)
-        const __m512 h = _mm512_loadu_ps(t.hi), l = _mm512_loadu_ps(t.lo);
+        const __m512 h = _mm512_loadu_ps(hi_words), l = _mm512_loadu_ps(lo_words);
         hi.v[r] = _mm512_mask_permutexvar_ps(h, __mmask16(0xFFFF), i, h);
         lo.v[r] = _mm512_mask_permutexvar_ps(l, __mmask16(0xFFFF), i, l);
       }
@@ -716,13 +696,13 @@ inline void atan_of_eighth(const Pack<T, W>& c, Pack<T, W>& hi, Pack<T, W>& lo) 
     return;
   }
 #endif
-  hi = P(t.hi[0]);
-  lo = P(t.lo[0]);
+  hi = P(hi_words[0]);
+  lo = P(lo_words[0]);
   VIGOR_UNROLL
   for (int i = 1; i <= 8; ++i) {
     const auto at = c == P(T(i) * T(0.125));
-    hi = select(at, P(t.hi[i]), hi);
-    lo = select(at, P(t.lo[i]), lo);
+    hi = select(at, P(hi_words[i]), hi);
+    lo = select(at, P(lo_words[i]), lo);
   }
 }
 
