@@ -114,14 +114,22 @@ VIGOR_HD VIGOR_INLINE void reduce_by_ln2(const R& x, R& ks, R& hi, R& lo) {
 }
 
 /// e^(hi + lo) for |hi| <= ln2/2 (to 2^-40) and |lo| <= ulp(hi) or so (lo enters to first
-/// order), rounded once: in [0.70, 1.42].
+/// order), in [0.70, 1.42], as the unrounded sum of a pair (|second| < 0.1 |first|) to about
+/// 0.15·2^-p relative.
 template <class T, class R>
-VIGOR_HD VIGOR_INLINE R exp_near_zero(const R& hi, const R& lo) {
+VIGOR_HD VIGOR_INLINE DoubleWord<R> exp_near_zero_pair(const R& hi, const R& lo) {
   using C = ExpLogCoefficients<T>;
   const R z = mul_unfused(hi, hi);
   const R small = fma(z, C::exp_poly(hi), fma(lo, hi, lo));
   const DoubleWord<R> a = fast_two_sum(R(T(1)), hi);  // 1 + hi exactly
-  return a.hi + (small + a.lo);
+  return {a.hi, small + a.lo};
+}
+
+/// The same, rounded once.
+template <class T, class R>
+VIGOR_HD VIGOR_INLINE R exp_near_zero(const R& hi, const R& lo) {
+  const DoubleWord<R> pair = exp_near_zero_pair<T>(hi, lo);
+  return pair.hi + pair.lo;
 }
 
 /// e^(x - k ln2) in [0.70, 1.42], with ks = 1.5·2^(p-1) + k carrying k. Valid for |x| <=

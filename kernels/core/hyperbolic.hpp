@@ -9,7 +9,7 @@
 /// (tests/test_hyperbolic.cpp against long double; the derivation is in
 /// docs/elementary_functions.md).
 ///
-/// Method, for a = |x| (sinh and tanh are odd, cosh even), with no division but tanh's one:
+/// Method, for a = |x| (sinh and tanh are odd, cosh even); sinh and cosh need no division:
 ///  - exp's reduction (exp_log.hpp): a = k ln2 + r, r = hi + lo, |hi| <= ln2/2;
 ///  - cosh r = 1 + c and sinh r = hi + s with c = r^2/2 + r^4 Pc(r^2) and s = hi^3 Ps(hi^2) + lo
 ///    (lo to first order), Pc and Ps fpminimax polynomials of degree 4 and 5 (float: 2 and 2);
@@ -20,8 +20,11 @@
 ///    large rounding last. The error is that of c and s, absolute (about 2^-56 2^k);
 ///  - for a < 1/2 sinh a = a + a^3 Ps(a^2) instead: for k = 1 the sum above cancels to a third
 ///    and its absolute error reached 0.3 ulp of the result;
-///  - tanh a = sinh a / cosh a, a double-word quotient of the two unrounded values (arith.hpp's
-///    divide), rounded once.
+///  - tanh a = a + a^3 T(a^2) for a < 1/2 (T of degree 10, float 5), and (1 - F)/(1 + F) with
+///    F = e^-2a above: F from exp's unrounded pair, a double-word quotient (arith.hpp's divide)
+///    rounded once, so that the error shrinks with 1 - tanh a and the result never steps back.
+///    (tanh as the quotient sinh/cosh stepped back thousands of times per binade from a = 2.4
+///    on, where tanh changes by less per ulp of a than that quotient's error.)
 /// Beyond exp's fast range (a > kFastLimit) sinh and cosh are 2^(k-1) e^r (e^-a is below 2^-1400
 /// of the result there), rounded once and scaled, overflowing to inf by the scaling; tanh is 1.
 /// (A first version took e^-a as 1/e^a by a double-word division: 0.59 ulp at most, but
@@ -43,13 +46,21 @@ struct HyperbolicCoefficients;
 template <>
 struct HyperbolicCoefficients<double> {
   static constexpr double kHuge = 711;  // above ln(2 DBL_MAX) = 710.4759: sinh and cosh overflow
-  static constexpr double kPolyLimit = 0.5;  // below it sinh x = x + x^3 P(x^2)
+  static constexpr double kPolyLimit = 0.5;  // below it sinh and tanh are odd polynomials
   /// (sinh r - r)/r^3 as a polynomial in z = r^2 <= 1/4, relative error 2^-54 (the rounding of
   /// its leading coefficient 1/6).
   template <class R>
   VIGOR_HD static VIGOR_INLINE R sinh_poly(const R& z) {
     return horner(z, 0x1.5555555555555p-3, 0x1.11111111112c7p-7, 0x1.a01a019f7adb3p-13,
                   0x1.71de3bd757e7p-19, 0x1.ae60faa64a746p-26, 0x1.645500821bf55p-33);
+  }
+  /// (tanh a - a)/a^3 as a polynomial in z = a^2 <= 1/4, relative error 2^-54 (degree 10).
+  template <class R>
+  VIGOR_HD static VIGOR_INLINE R tanh_poly(const R& z) {
+    return horner(z, -0x1.5555555555555p-2, 0x1.1111111111035p-3, -0x1.ba1ba1ba067dfp-5,
+                  0x1.664f487b323c9p-6, -0x1.226e33db3bc09p-7, 0x1.d6d3717fb91c3p-9,
+                  -0x1.7d9bc90dcfb6ap-10, 0x1.34f1509ada0d5p-11, -0x1.ee4e076719f34p-13,
+                  0x1.6d146011f4c42p-14, -0x1.725f95c0ede92p-16);
   }
   /// (cosh r - 1 - r^2/2)/r^4 likewise, relative error 2^-54.
   template <class R>
@@ -63,6 +74,12 @@ template <>
 struct HyperbolicCoefficients<float> {
   static constexpr float kHuge = 90;  // above ln(2 FLT_MAX) = 89.4160
   static constexpr float kPolyLimit = 0.5f;
+  /// (tanh a - a)/a^3 on a^2 <= 1/4, relative error 2^-25 (degree 5).
+  template <class R>
+  VIGOR_HD static VIGOR_INLINE R tanh_poly(const R& z) {
+    return horner(z, -0x1.555556p-2f, 0x1.111176p-3f, -0x1.ba3c96p-5f, 0x1.6867fep-6f,
+                  -0x1.2f258p-7f, 0x1.d6a7f6p-9f);
+  }
   /// Relative errors 2^-25 (degree 2; sinh's on z <= 1/4).
   template <class R>
   VIGOR_HD static VIGOR_INLINE R sinh_poly(const R& z) {
@@ -107,27 +124,16 @@ VIGOR_HD VIGOR_INLINE void cosh_sinh(const R& a, DoubleWord<R>& cosh_a, DoubleWo
   sinh_a = fast_two_sum(difference.hi, difference.lo + sinh_small);
 }
 
-/// sinh a for 0 <= a < kPolyLimit: a + t, split exactly. (cosh_sinh's sum for k = 1, a in
-/// [ln2/2, 1/2), cancels to a third and carries c's absolute error: up to 0.3 ulp.)
-template <class T, class R>
-VIGOR_HD VIGOR_INLINE DoubleWord<R> sinh_small(const R& a) {
-  const R z = mul_unfused(a, a);
-  return fast_two_sum(a, mul_unfused(mul_unfused(a, z), HyperbolicCoefficients<T>::sinh_poly(z)));
-}
-
-/// sinh a as a double-word number: the polynomial below kPolyLimit, cosh_sinh's above.
-template <class T, class R>
-VIGOR_HD VIGOR_INLINE DoubleWord<R> sinh_either(const R& a, const DoubleWord<R>& sinh_a) {
-  const auto small = a < R(HyperbolicCoefficients<T>::kPolyLimit);
-  const DoubleWord<R> s = sinh_small<T>(a);
-  return {select(small, s.hi, sinh_a.hi), select(small, s.lo, sinh_a.lo)};
-}
-
+/// sinh a: a + a^3 Ps(a^2) below kPolyLimit (cosh_sinh's sum for k = 1, a in [ln2/2, 1/2),
+/// cancels to a third and carries c's absolute error: up to 0.3 ulp), cosh_sinh's above.
 template <class T, class R>
 VIGOR_HD VIGOR_INLINE R sinh_magnitude(const R& a) {
+  using C = HyperbolicCoefficients<T>;
+  const R z = mul_unfused(a, a);
+  const R small = a + mul_unfused(mul_unfused(a, z), C::sinh_poly(z));
   DoubleWord<R> c, s;
   cosh_sinh<T>(a, c, s);
-  return sinh_either<T>(a, s).hi;
+  return select(a < R(C::kPolyLimit), small, s.hi);
 }
 template <class T, class R>
 VIGOR_HD VIGOR_INLINE R cosh_magnitude(const R& a) {
@@ -135,12 +141,43 @@ VIGOR_HD VIGOR_INLINE R cosh_magnitude(const R& a) {
   cosh_sinh<T>(a, c, s);
   return c.hi;
 }
+
+/// tanh a = a + a^3 T(a^2) for a < kPolyLimit, and (1 - F)/(1 + F) with F = e^-2a above: F from
+/// exp's unrounded pair, 1 -+ F split exactly, a double-word quotient rounded once. The error then
+/// lies in F (0.15·2^-p of it), so it shrinks with 1 - tanh a and the result is non-decreasing as
+/// the true value is. (sinh/cosh as a quotient carries an error of about 2^-56 of the result,
+/// more than tanh changes per ulp of a from a = 2.4 on: it stepped back there.) Beyond a = 20 the
+/// result is 1 (from a = 19.06, float 9.01, on it rounds to 1), so a is clamped there and F
+/// stays normal.
 template <class T, class R>
 VIGOR_HD VIGOR_INLINE R tanh_magnitude(const R& a) {
-  DoubleWord<R> c, s;
-  cosh_sinh<T>(a, c, s);
-  const DoubleWord<R> q = divide(sinh_either<T>(a, s), c);
-  return q.hi + q.lo;
+  using C = HyperbolicCoefficients<T>;
+  const auto small = a < R(C::kPolyLimit);
+  R v_small(T(0)), v_large(T(0));
+  if (any_of(small)) {
+    // a^3 to twice the precision (z and a z split by FMAs): the term a^3 T reaches 0.09 of the
+    // result, and with a^3 rounded twice the sampled maximum was 0.68 ulp.
+    const R z = mul_unfused(a, a);
+    const R z_lo = fma(a, a, -z);
+    const R cube = mul_unfused(a, z);
+    const R cube_lo = fma(a, z, -cube) + mul_unfused(a, z_lo);
+    const R poly = C::tanh_poly(z);
+    v_small = a + fma(cube, poly, mul_unfused(cube_lo, poly));
+  }
+  if (any_of(!small)) {
+    const R clamped = select(a < R(T(20)), a, R(T(20)));
+    R ks, hi, lo;
+    exp_log_detail::reduce_by_ln2<T>(R(T(-2)) * clamped, ks, hi, lo);
+    const DoubleWord<R> e = exp_log_detail::exp_near_zero_pair<T>(hi, lo);
+    const R scale = pow2_of_shifted(ks);  // 2^k, k in [-58, -1]: F exact from e's pair
+    const DoubleWord<R> f = fast_two_sum(mul_unfused(e.hi, scale), mul_unfused(e.lo, scale));
+    const DoubleWord<R> one_minus = fast_two_sum(R(T(1)), -f.hi);
+    const DoubleWord<R> one_plus = fast_two_sum(R(T(1)), f.hi);
+    const DoubleWord<R> q = divide(DoubleWord<R>{one_minus.hi, one_minus.lo - f.lo},
+                                   DoubleWord<R>{one_plus.hi, one_plus.lo + f.lo});
+    v_large = q.hi + q.lo;
+  }
+  return select(small, v_small, v_large);
 }
 
 /// Lanes (or the one value) beyond the fast range: a > kFastLimit, inf and NaN.

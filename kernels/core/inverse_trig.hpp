@@ -180,8 +180,8 @@ VIGOR_HD VIGOR_INLINE R atan_of_ratio(const DoubleWord<R>& a, const DoubleWord<R
   const DoubleWord<R> s = two_sum(k.hi, tau * u.hi);
   const R v = s.hi + (s.lo + fma(tau, u.lo + cubic_terms, k_lo));  // tau = ±1: exact product
   // Below kOwnAtanLimit atan q rounds as q does (to q^2/3 of an ulp), and q.lo may have
-  // underflowed: the correctly rounded a.hi / b.hi is the result (a and b are single words
-  // there, but for asin's tiny x over w = 1 - x^2/2 + ..., whose tail is below 2^-60 of x).
+  // underflowed: the correctly rounded a.hi / b.hi is the result (a and b are single words:
+  // atan2's arguments).
   const auto own = (m == R(T(0))) & (q.hi < R(C::kOwnAtanLimit));
   if (!any_of(own)) return v;
   return select(own, tau * (a.hi / b.hi), v);
