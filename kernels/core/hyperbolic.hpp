@@ -93,9 +93,9 @@ struct HyperbolicCoefficients<float> {
 
 namespace hyperbolic_detail {
 
-/// cosh a and sinh a of 0 <= a <= kFastLimit as normalized double-word numbers.
+/// cosh a and sinh a of 0 <= a <= kFastLimit, each rounded once.
 template <class T, class R>
-VIGOR_HD VIGOR_INLINE void cosh_sinh(const R& a, DoubleWord<R>& cosh_a, DoubleWord<R>& sinh_a) {
+VIGOR_HD VIGOR_INLINE void cosh_sinh(const R& a, R& cosh_a, R& sinh_a) {
   using C = HyperbolicCoefficients<T>;
   R ks, hi, lo;
   exp_log_detail::reduce_by_ln2<T>(a, ks, hi, lo);
@@ -120,8 +120,8 @@ VIGOR_HD VIGOR_INLINE void cosh_sinh(const R& a, DoubleWord<R>& cosh_a, DoubleWo
   const R cosh_small = fma(p_plus_m, c, fma(p_minus_m, s, pu + md));
   const R sinh_small = fma(p_plus_m, s, fma(p_minus_m, c, pu - md));
   const DoubleWord<R> sum = fast_two_sum(u, d), difference = fast_two_sum(u, -d);
-  cosh_a = fast_two_sum(sum.hi, sum.lo + cosh_small);
-  sinh_a = fast_two_sum(difference.hi, difference.lo + sinh_small);
+  cosh_a = sum.hi + (sum.lo + cosh_small);
+  sinh_a = difference.hi + (difference.lo + sinh_small);
 }
 
 /// sinh a: a + a^3 Ps(a^2) below kPolyLimit (cosh_sinh's sum for k = 1, a in [ln2/2, 1/2),
@@ -131,15 +131,15 @@ VIGOR_HD VIGOR_INLINE R sinh_magnitude(const R& a) {
   using C = HyperbolicCoefficients<T>;
   const R z = mul_unfused(a, a);
   const R small = a + mul_unfused(mul_unfused(a, z), C::sinh_poly(z));
-  DoubleWord<R> c, s;
+  R c, s;
   cosh_sinh<T>(a, c, s);
-  return select(a < R(C::kPolyLimit), small, s.hi);
+  return select(a < R(C::kPolyLimit), small, s);
 }
 template <class T, class R>
 VIGOR_HD VIGOR_INLINE R cosh_magnitude(const R& a) {
-  DoubleWord<R> c, s;
+  R c, s;
   cosh_sinh<T>(a, c, s);
-  return c.hi;
+  return c;
 }
 
 /// tanh a = a + a^3 T(a^2) for a < kPolyLimit, and (1 - F)/(1 + F) with F = e^-2a above: F from
