@@ -5,8 +5,13 @@
 /// models' forces and energies (models/henon_heiles.hpp, kepler.hpp, pendulum.hpp) and the driver's
 /// per-step work (kernels/driver/advance.hpp: max |H - H0| every step, the sign-change test of the
 /// section coordinate every step), written out by hand with no vigor header, expression by
-/// expression in the order vigor evaluates them — so that, compiled with the same flags, the final
-/// states agree with the engine's to round-off (bit for bit where both contract the same FMAs).
+/// expression in the order vigor evaluates them, and compiled as a user would compile it: with the
+/// compiler's FP contraction (-ffp-contract=fast, bench/CMakeLists.txt), so GCC fuses multiply-adds
+/// where it likes. vigor writes its FMAs explicitly where a compiler contracts these expressions
+/// (the Verlet kicks and drifts, the Hénon–Heiles force), so on henon_heiles_bare the final states
+/// agree with the engine's bit for bit. They agree to round-off where GCC decides otherwise: with
+/// the energy checked every step it shares the product a x x between force and energy and then
+/// leaves it unfused, and it fuses Kepler's x x + y y, which vigor keeps unfused (faster there).
 ///
 /// Layout: trajectories advance in blocks of B = W x I lanes, W = vector register bytes /
 /// sizeof(Real) (8 doubles / 16 floats per 64-byte AVX-512 register, 4 / 8 on AVX2, 2 / 4 on SSE):
@@ -22,9 +27,9 @@
 /// Generated code, checked with `objdump -d --no-show-raw-insn -C vigor-bench-cpu` (GCC 12.2,
 /// -O3 -march=native, on the 2-core AVX-512 development machine): every step loop is
 /// packed 512-bit arithmetic on zmm registers, one instruction per statement per sub-block —
-///   * Hénon–Heiles FP64: vmulpd / vaddpd / vsubpd zmm (vfmadd132pd / vfmadd231pd / vfnmadd231pd
-///     zmm where the build allows FP contraction; the vigor build currently passes
-///     -ffp-contract=off, which this target inherits), the energy check as vandpd + vmaxpd, the
+///   * Hénon–Heiles FP64: vfmadd132pd / vfmadd231pd / vfnmadd231pd zmm beside vmulpd / vaddpd
+///     / vsubpd zmm (contraction on; with -ffp-contract=off, as before 2026-11-28, no FMA), the
+///     energy check as vandpd + vmaxpd, the
 ///     crossing test as vcmpltpd / vcmpgepd into k-masks and a masked vpsubq; FP32 the same with
 ///     ...ps on zmm;
 ///   * Kepler: vsqrtpd + vdivpd zmm (vsqrtps + vdivps in FP32) — std::sqrt vectorises because the

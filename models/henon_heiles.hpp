@@ -12,6 +12,7 @@
 
 #include <array>
 
+#include "kernels/core/arith.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/specs.hpp"
 
@@ -42,13 +43,18 @@ struct HenonHeiles {
     return Real(0.5) * (x * x + y * y) + a * x * x * y + b * y * y * y;
   }
 
-  /// Hand-written for speed; tests check it against the AD gradient of potential().
+  /// Hand-written for speed; tests check it against the AD gradient of potential(). The last
+  /// product of each term is fused into the sum (kernels/core/arith.hpp: the same instruction on
+  /// every backend), which saves an operation and a rounding per term, in the order in which a
+  /// compiler contracts the plain expressions x + 2a x y and y + a x x + 3b y y:
+  ///   g0 = fma(2a x, y, x),   g1 = fma(3b y, y, fma(a x, x, y)).
   VIGOR_HD VIGOR_INLINE void potential_gradient(const kernels::Vec<Real, dof>& q,
                                                 kernels::Vec<Real, dof>& g) const {
+    using kernels::fma;
     const Real x = q[0];
     const Real y = q[1];
-    g[0] = x + Real(2) * a * x * y;
-    g[1] = y + a * x * x + Real(3) * b * y * y;
+    g[0] = fma(Real(2) * a * x, y, x);
+    g[1] = fma(Real(3) * b * y, y, fma(a * x, x, y));
   }
 
   /// Hess V, hand-written for the Newton Jacobians of the implicit integrators (tests check it

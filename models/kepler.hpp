@@ -40,6 +40,7 @@ struct Kepler {
   VIGOR_HD VIGOR_INLINE void potential_gradient(const kernels::Vec<Real, dof>& q,
                                                 kernels::Vec<Real, dof>& g) const {
     using kernels::sqrt;
+    // Unfused on purpose: fma(x, x, y y) ran the FP64 lanes 20 % slower (docs/performance.md).
     const Real r2 = q[0] * q[0] + q[1] * q[1];
     const Real inv_r = Real(1) / sqrt(r2);
     const Real k = mu * inv_r * inv_r * inv_r;

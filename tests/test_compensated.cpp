@@ -59,6 +59,30 @@ TEST(CompensatedSum, APhaseAddsAsBefore) {
   EXPECT_EQ(c.eq[0], 1e-17);
 }
 
+TEST(CompensatedSum, APhaseFusesProductsACompensatedOneCarriesTheirRounding) {
+  // The kicks and drifts add products through add_product_to_q / add_product_to_p: on a Phase one
+  // fused multiply-add (the same instruction on the CPU lanes and the GPU), on a CompensatedPhase
+  // the rounded product with its addition's round-off carried. a * b = 1 + 2^-29 + 2^-60 exactly:
+  // the fused sum keeps the 2^-60, a separate product drops it.
+  const double a = 1.0 + 0x1p-30, b = 1.0 + 0x1p-30;
+  kernels::Phase<double, 1> s;
+  s.q[0] = -1.0;
+  s.p[0] = -1.0;
+  kernels::add_product_to_q(s, 0, a, b);
+  kernels::add_product_to_p(s, 0, a, b);
+  EXPECT_EQ(s.q[0], 0x1p-29 + 0x1p-60);
+  EXPECT_EQ(s.p[0], 0x1p-29 + 0x1p-60);
+  kernels::CompensatedPhase<double, 1> c;
+  c.q[0] = 1.0;
+  c.p[0] = 1.0;
+  kernels::add_product_to_q(c, 0, 1e-17, 1.0);
+  kernels::add_product_to_p(c, 0, a, b);
+  EXPECT_EQ(c.q[0], 1.0);
+  EXPECT_EQ(c.eq[0], 1e-17);
+  EXPECT_EQ(c.p[0], 2.0 + 0x1p-29);  // 1 + (1 + 2^-29): exact, nothing carried
+  EXPECT_EQ(c.ep[0], 0.0);
+}
+
 // --- The schemes' round-off ------------------------------------------------------------------
 
 namespace {

@@ -239,6 +239,32 @@ TEST(Dual, ArithmeticWithARealOnEitherSide) {
   ExpectClose(a.d[0], 1.0 / c, kRel);
 }
 
+TEST(Dual, FmaRoundsOnceAndDifferentiatesEachFactor) {
+  // The steps' kicks and drifts are fused multiply-adds (kernels/core/compensated.hpp); on a dual
+  // state the value must be the plain fma's, bit for bit, or a tangent-map run would leave the
+  // plain run's trajectory. The operands are chosen so that a * b + c rounded twice differs from
+  // the fused result: a * b = 1 + 2^-30 + 2^-60 exactly, whose 2^-60 a separate product drops.
+  const double a0 = 1.0 + 0x1p-30, b0 = 1.0 + 0x1p-30, c0 = -1.0;
+  ASSERT_NE(std::fma(a0, b0, c0), a0 * b0 + c0);
+  D2 a = D2::variable(a0, 0), b = D2::variable(b0, 1), c(c0);
+  c.d[0] = 0.25;
+  c.d[1] = -3.0;
+
+  const D2 r = fma(a, b, c);  // both factors differentiated: d = a' b + a b' + c'
+  EXPECT_EQ(r.v, std::fma(a0, b0, c0));
+  ExpectClose(r.d[0], b0 + 0.25, kRel);
+  ExpectClose(r.d[1], a0 - 3.0, kRel);
+
+  const D2 s = fma(2.5, b, c);  // a plain coefficient, as a step's h: d = 2.5 b' + c'
+  EXPECT_EQ(s.v, std::fma(2.5, b0, c0));
+  EXPECT_EQ(s.d[0], 0.25);
+  EXPECT_EQ(s.d[1], 2.5 - 3.0);
+
+  // Nested: the value of the value is still one rounding.
+  const DD nested = fma(DD(a), DD(b), DD(c));
+  EXPECT_EQ(nested.v.v, std::fma(a0, b0, c0));
+}
+
 TEST(Dual, ComparisonsLookAtValuesOnly) {
   D2 a = D2::variable(1.0, 0);
   D2 b(2.0);

@@ -12,12 +12,13 @@
 ///     a = x;   e = e + d;   x = a + e;   e = e + (a - x)
 ///
 /// so x + e carries the exact sum to about ε |d| per addition instead of ε |x|. Nothing here
-/// rounds differently from a plain sum when the state is a Phase: `add_to_q` and `add_to_p` are
-/// `+=` for it, so the schemes written with them give today's bits. The identity needs no
-/// reassociation by the compiler (vigor compiles without -ffast-math) and holds with fused
-/// multiply-adds in d.
+/// rounds differently from a plain update when the state is a Phase: `add_to_q` and `add_to_p`
+/// are `+=` for it and `add_product_to_q` / `add_product_to_p` one fused multiply-add, so the
+/// schemes written with them give the plain scheme's bits. The identity needs no reassociation
+/// by the compiler (vigor compiles without -ffast-math).
 #pragma once
 
+#include "kernels/core/arith.hpp"
 #include "kernels/core/config.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/vec.hpp"
@@ -58,6 +59,28 @@ VIGOR_HD VIGOR_INLINE void add_to_q(CompensatedPhase<S, N>& s, int c, const D& d
 template <class S, int N, class D>
 VIGOR_HD VIGOR_INLINE void add_to_p(CompensatedPhase<S, N>& s, int c, const D& d) {
   compensated_add(s.p[c], s.ep[c], S(d));
+}
+
+/// q_c += a * b and p_c += a * b, the steps' kicks and drifts: on a Phase one fused multiply-add
+/// (one rounding, the same instruction on the CPU lanes and the GPU; kernels/core/arith.hpp); on a
+/// CompensatedPhase the rounded product is added with its round-off carried, as add_to_q does.
+template <class S, int N, class A>
+VIGOR_HD VIGOR_INLINE void add_product_to_q(Phase<S, N>& s, int c, const A& a, const S& b) {
+  s.q[c] = fma(a, b, s.q[c]);
+}
+template <class S, int N, class A>
+VIGOR_HD VIGOR_INLINE void add_product_to_p(Phase<S, N>& s, int c, const A& a, const S& b) {
+  s.p[c] = fma(a, b, s.p[c]);
+}
+template <class S, int N, class A>
+VIGOR_HD VIGOR_INLINE void add_product_to_q(CompensatedPhase<S, N>& s, int c, const A& a,
+                                            const S& b) {
+  compensated_add(s.q[c], s.eq[c], S(a * b));
+}
+template <class S, int N, class A>
+VIGOR_HD VIGOR_INLINE void add_product_to_p(CompensatedPhase<S, N>& s, int c, const A& a,
+                                            const S& b) {
+  compensated_add(s.p[c], s.ep[c], S(a * b));
 }
 
 /// The state without its round-off terms: what sections are located from, on every lane type

@@ -146,6 +146,27 @@ struct Dual {
     return r;
   }
 
+  /// a * b + c with one rounding in the value and in each partial (a plain coefficient, as the
+  /// steps' h-multiples are): the value is the plain fma's, so a dual state's primal keeps the bits
+  /// of the plain run.
+  VIGOR_HD VIGOR_INLINE friend Dual fma(const Real& a, const Dual& b, const Dual& c) {
+    Dual r;
+    r.v = fma(a, b.v, c.v);
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) r.d[i] = fma(a, b.d[i], c.d[i]);
+    return r;
+  }
+
+  /// a * b + c over duals (a step differentiated in h or in its coefficients): the value one
+  /// fma, each partial a.v b'_i + (a'_i b.v + c'_i) by two.
+  VIGOR_HD VIGOR_INLINE friend Dual fma(const Dual& a, const Dual& b, const Dual& c) {
+    Dual r;
+    r.v = fma(a.v, b.v, c.v);
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) r.d[i] = fma(a.v, b.d[i], fma(a.d[i], b.v, c.d[i]));
+    return r;
+  }
+
   // Plain numbers against nested duals: exact matches, so they beat the conversions above.
   template <class S>
   requires PlainBesideNested<S, Real> VIGOR_HD VIGOR_INLINE friend Dual operator*(const S& s,

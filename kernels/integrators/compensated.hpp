@@ -5,12 +5,12 @@
 /// Compensated<I> is I itself — its name, options, order and step — with kCompensated set; the
 /// drivers then hold each trajectory's state as a CompensatedPhase and store its terms between
 /// launches (EnsembleArrays::state_lo). Only integrators that declare kCompensable (their step
-/// adds through add_to_q and add_to_p) may be wrapped. What it buys: the round-off of a step is
-/// that of its increments, ε |d|, rather than ε |q| per substep, so the error of the conserved
-/// quantities grows like ε √n with a constant smaller by about |q| / |d| (Brouwer's law for the
-/// force evaluations' round-off, which no summation removes); tests/test_compensated.cpp
-/// measures both. What it costs: three more additions per update and the terms' registers, and
-/// these engines are compiled on first use (host/backends/first_use.hpp).
+/// adds through add_to_q, add_to_p and their add_product_ forms) may be wrapped. What it buys: the
+/// round-off of a step is that of its increments, ε |d|, rather than ε |q| per substep, so the
+/// error of the conserved quantities grows like ε √n with a constant smaller by about |q| / |d|
+/// (Brouwer's law for the force evaluations' round-off, which no summation removes);
+/// tests/test_compensated.cpp measures both. What it costs: three more additions per update and the
+/// terms' registers, and these engines are compiled on first use (host/backends/first_use.hpp).
 /// References: Kahan 1965, Comm. ACM 8, 40; Hairer, Lubich & Wanner, GNI, VIII.5; Hairer,
 /// McLachlan & Razakarivony 2008, BIT 48, 231 (Brouwer's law for implicit Runge–Kutta methods).
 #pragma once
@@ -23,7 +23,7 @@ namespace vigor::kernels {
 template <class I>
 struct Compensated : I {
   static_assert(integrator_compensable<I>,
-                "Compensated<I>: I's step must add through add_to_q and add_to_p (kCompensable)");
+                "Compensated<I>: I's step must add through add_to_q / add_to_p (kCompensable)");
   static constexpr bool kCompensated = true;
 
   static Compensated from_options(const double* v) { return Compensated{I::from_options(v)}; }

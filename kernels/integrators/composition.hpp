@@ -126,15 +126,15 @@ VIGOR_HD VIGOR_INLINE void palindromic_splitting_step(const M& m, PS& s, Real h)
   for (int i = 0; i < 2 * Weights::kHalf + 1; ++i) {
     const Real kick = Real(splitting_kick<Weights>(i)) * h;
     VIGOR_UNROLL
-    for (int c = 0; c < M::dof; ++c) add_to_p(s, c, kick * s.f[c]);
+    for (int c = 0; c < M::dof; ++c) add_product_to_p(s, c, kick, s.f[c]);
     const Real drift = Real(splitting_drift<Weights>(i)) * h;
     VIGOR_UNROLL
-    for (int c = 0; c < M::dof; ++c) add_to_q(s, c, drift * m.inv_mass(c) * s.p[c]);
+    for (int c = 0; c < M::dof; ++c) add_product_to_q(s, c, drift * m.inv_mass(c), s.p[c]);
     s.f = force(m, s.q);
   }
   const Real kick = Real(splitting_kick<Weights>(2 * Weights::kHalf + 1)) * h;
   VIGOR_UNROLL
-  for (int c = 0; c < M::dof; ++c) add_to_p(s, c, kick * s.f[c]);
+  for (int c = 0; c < M::dof; ++c) add_product_to_p(s, c, kick, s.f[c]);
 }
 
 }  // namespace vigor::kernels

@@ -14,8 +14,9 @@
 /// gamma = 1/2 is Störmer–Verlet (the DEL map of the trapezoidal discrete Lagrangian
 /// L_d = h [1/2 ((q1-q0)/h)^T M ((q1-q0)/h) - (V(q0) + V(q1))/2]): order 2, symplectic,
 /// symmetric, momentum maps conserved to round-off, energy error bounded without drift. The
-/// momentum update is arranged as p_{1/2} + h (1/2 - gamma) f_k + h gamma f_{k+1}, so that
-/// gamma = 1/2 performs Verlet's arithmetic. Any other gamma is only order 1 and NOT symplectic
+/// momentum update is arranged as p_{1/2} + h (1/2 - gamma) f_k + h gamma f_{k+1}, in fused
+/// multiply-adds as Verlet's kicks and drift are, so that gamma = 1/2 performs Verlet's arithmetic
+/// (the w0 = 0 term adds an exact zero). Any other gamma is only order 1 and NOT symplectic
 /// (gamma > 1/2 dissipates energy, gamma < 1/2 pumps it in): a negative control. kOrder = 2 and
 /// kSymplectic = true describe gamma = 1/2 only.
 ///
@@ -41,6 +42,7 @@
 
 #include <array>
 
+#include "kernels/core/arith.hpp"
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/mechanics.hpp"
 #include "kernels/core/specs.hpp"
@@ -112,9 +114,9 @@ struct Newmark {
     const Real w1 = h * gamma;
     const Vec<Real, n> f0 = s.f;
     VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) s.p[i] += hh * f0[i];
+    for (int i = 0; i < n; ++i) s.p[i] = fma(hh, f0[i], s.p[i]);
     VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) s.q[i] += h * m.inv_mass(i) * s.p[i];
+    for (int i = 0; i < n; ++i) s.q[i] = fma(h * m.inv_mass(i), s.p[i], s.q[i]);
     Real residual = Real(0);
     if (!uniform_option_is_zero(beta)) {
       // s.q holds q_pred = q0 + h v0 + (h^2/2) a0; then F(q1) = d - h^2 beta M^{-1}(f(q1) - f0)
@@ -145,7 +147,7 @@ struct Newmark {
       s.f = force(m, s.q);
     }
     VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) s.p[i] = s.p[i] + w0 * f0[i] + w1 * s.f[i];
+    for (int i = 0; i < n; ++i) s.p[i] = fma(w1, s.f[i], fma(w0, f0[i], s.p[i]));
     return residual;
   }
 };

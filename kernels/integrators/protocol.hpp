@@ -96,10 +96,10 @@ inline constexpr bool integrator_register_sub_blocks = [] {
     return !integrator_solves<I>;
 }();
 
-/// Whether the integrator's step adds its increments to the state with add_to_q and add_to_p
-/// (kernels/core/compensated.hpp), so that it may run compensated (integrator.compensated): it
-/// declares `static constexpr bool kCompensable = true` and takes its state as a template
-/// parameter, Phase or CompensatedPhase.
+/// Whether the integrator's step adds its increments to the state with add_to_q and add_to_p or
+/// their add_product_ forms (kernels/core/compensated.hpp), so that it may run compensated
+/// (integrator.compensated): it declares `static constexpr bool kCompensable = true` and takes its
+/// state as a template parameter, Phase or CompensatedPhase.
 template <class I>
 inline constexpr bool integrator_compensable = [] {
   if constexpr (requires { I::kCompensable; })

@@ -40,12 +40,12 @@ struct StormerVerlet {
   VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     const Real hh = Real(0.5) * h;
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) add_to_p(s, i, hh * s.f[i]);
+    for (int i = 0; i < M::dof; ++i) add_product_to_p(s, i, hh, s.f[i]);
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) add_to_q(s, i, h * m.inv_mass(i) * s.p[i]);
+    for (int i = 0; i < M::dof; ++i) add_product_to_q(s, i, h * m.inv_mass(i), s.p[i]);
     s.f = force(m, s.q);
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) add_to_p(s, i, hh * s.f[i]);
+    for (int i = 0; i < M::dof; ++i) add_product_to_p(s, i, hh, s.f[i]);
   }
 };
 

@@ -43,10 +43,10 @@ struct SymplecticEulerB {
   template <class M, class PS>
   VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) add_to_q(s, i, h * m.inv_mass(i) * s.p[i]);
+    for (int i = 0; i < M::dof; ++i) add_product_to_q(s, i, h * m.inv_mass(i), s.p[i]);
     s.f = force(m, s.q);
     VIGOR_UNROLL
-    for (int i = 0; i < M::dof; ++i) add_to_p(s, i, h * s.f[i]);
+    for (int i = 0; i < M::dof; ++i) add_product_to_p(s, i, h, s.f[i]);
   }
 };
 
