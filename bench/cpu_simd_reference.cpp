@@ -8,10 +8,11 @@
 /// expression in the order vigor evaluates them, and compiled as a user would compile it: with the
 /// compiler's FP contraction (-ffp-contract=fast, bench/CMakeLists.txt), so GCC fuses multiply-adds
 /// where it likes. vigor writes its FMAs explicitly where a compiler contracts these expressions
-/// (the Verlet kicks and drifts, the Hénon–Heiles force), so on henon_heiles_bare the final states
-/// agree with the engine's bit for bit. They agree to round-off where GCC decides otherwise: with
-/// the energy checked every step it shares the product a x x between force and energy and then
-/// leaves it unfused, and it fuses Kepler's x x + y y, which vigor keeps unfused (faster there).
+/// (the Verlet kicks and drifts, the Hénon–Heiles force), so on Hénon–Heiles the final states
+/// agree with the engine's bit for bit. The Hénon–Heiles force is written with std::fma here too:
+/// with the energy checked every step GCC shares the product a x x between force and energy and
+/// would leave it unfused. On Kepler GCC fuses x x + y y, which vigor keeps unfused (faster
+/// there), and the two agree to round-off.
 ///
 /// Layout: trajectories advance in blocks of B = W x I lanes, W = vector register bytes /
 /// sizeof(Real) (8 doubles / 16 floats per 64-byte AVX-512 register, 4 / 8 on AVX2, 2 / 4 on SSE):
@@ -133,8 +134,10 @@ struct HenonHeilesLane {
   template <int B>
   void force(const Real (&q)[2][B], const Real (&)[1][B], Real (&f)[2][B], int l) const {
     const Real x = q[0][l], y = q[1][l];
-    f[0][l] = -(x + Real(2) * a * x * y);
-    f[1][l] = -(y + a * x * x + Real(3) * b * y * y);
+    // The fused forms a compiler gives x + 2a x y and y + a x x + 3b y y, written out: with the
+    // energy checked every step GCC shares a x x with the energy and would leave it unfused.
+    f[0][l] = -std::fma(Real(2) * a * x, y, x);
+    f[1][l] = -std::fma(Real(3) * b * y, y, std::fma(a * x, x, y));
   }
   template <int B>
   Real energy(const Real (&q)[2][B], const Real (&p)[2][B], const Real (&)[1][B], int l) const {
