@@ -18,7 +18,7 @@ deps:
 # (scripts/python-env.sh: nanobind, NumPy, pytest from PyPI); without one it is left out and its
 # tests skip. A build for testing (VIGOR_TESTING_ENGINES=ON): every engine ahead of time.
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_TESTING_ENGINES=ON \
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_TESTING_ENGINES=ON $(NO_GPU_CUDA_ARCH) \
 	       $$(bash scripts/python-env.sh $(BUILD)/python-env) $(CMAKE_ARGS) >/dev/null
 
 build: configure
@@ -37,6 +37,14 @@ test: build
 # demo's CUDA choice; `make test` in a fresh folder builds both backends, as CI
 # does. CMAKE_ARGS=-DVIGOR_ENABLE_CUDA=ON (or OFF) decides instead.
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo ON || echo OFF)
+
+# A build for testing on a machine without a GPU compiles the CUDA engines to PTX only (90-virtual):
+# nothing here can run them, and ptxas, the step from PTX to sm_90 machine code, was a third to a
+# half of each CUDA unit's compile time (docs/building.md, Build time). The binaries still run on a
+# GPU of compute capability 9.0 or newer (the driver compiles the PTX on first load). A build to
+# carry to a GPU machine, and `make gpu-check`, give the architecture: CMAKE_ARGS (later on the
+# command line) overrides this.
+NO_GPU_CUDA_ARCH := $(if $(filter OFF,$(HAVE_GPU)),-DCMAKE_CUDA_ARCHITECTURES=90-virtual,)
 
 demo-build: deps
 	@if [ -f $(BUILD)/CMakeCache.txt ]; then \
