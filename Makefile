@@ -39,7 +39,7 @@ test: build
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo ON || echo OFF)
 
 # A build for testing on a machine without a GPU compiles the CUDA engines to PTX only (90-virtual):
-# nothing here can run them, and ptxas, the step from PTX to sm_90 machine code, was a third to a
+# nothing here can run them, and ptxas, the step from PTX to sm_90 machine code, was a quarter to a
 # half of each CUDA unit's compile time (docs/building.md, Build time). The binaries still run on a
 # GPU of compute capability 9.0 or newer (the driver compiles the PTX on first load). A build to
 # carry to a GPU machine, and `make gpu-check`, give the architecture: CMAKE_ARGS (later on the
