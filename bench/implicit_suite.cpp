@@ -10,7 +10,8 @@
 ///   * lobatto3    on henon_heiles, its default iterations;
 ///   * midpoint    on double_pendulum (the general, AD-Jacobian path of a non-separable L);
 ///   * rattle      on double_spherical_pendulum (Marsden–Wendlandt data rotated about z), h = 1e-3;
-///   * variational_euler_so3 on rigid_body_so3, h = 0.01;
+///   * variational_euler_so3 on rigid_body_so3, h = 0.01, and its exponential chart;
+///   * variational_euler_se3 on kirchhoff_se3, h = 0.025, and its exponential chart;
 ///   * verlet + tangent map on henon_heiles (diagnostics.tangent; FP64 only, as the job allows):
 ///                 target >= 1/5 of plain Verlet (the dual step carries 4 partials per component
 ///                 plus a Hessian-vector product per force, ~4x the arithmetic, and the chaos
@@ -29,6 +30,7 @@
 #include "bench/engine_run.hpp"
 #include "host/backends/registry.hpp"
 #include "models/double_spherical_pendulum.hpp"
+#include "models/kirchhoff_se3.hpp"
 
 namespace vigor_bench {
 namespace {
@@ -98,6 +100,18 @@ std::vector<double> rigid_body_ensemble(std::int64_t n) {
   return soa;
 }
 
+/// The body in fluid's reference state (B = E, x = 0, on the thesis's level set) with Pi0 spread
+/// by up to 10 %.
+std::vector<double> kirchhoff_ensemble(std::int64_t n) {
+  const auto ref = vigor::models::KirchhoffSE3<double>::reference_state();
+  std::vector<double> soa(std::size_t(18 * n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 18; ++k) soa[std::size_t(k * n + i)] = ref[std::size_t(k)];
+    soa[std::size_t(12 * n + i)] *= 1.0 + 0.1 * double(i) / double(std::max<std::int64_t>(n, 1));
+  }
+  return soa;
+}
+
 }  // namespace
 
 nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
@@ -109,6 +123,11 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
       {"midpoint / double_pendulum", "double_pendulum", "midpoint", 0.01, 0, false},
       {"rattle / double_spherical", "double_spherical_pendulum", "rattle", 1e-3, 0, false},
       {"var_euler / rigid_body_so3", "rigid_body_so3", "variational_euler_so3", 0.01, 0, false},
+      {"var_euler_exp / rigid_body_so3", "rigid_body_so3", "variational_euler_so3_exp", 0.01, 0,
+       false},
+      {"var_euler_se3 / kirchhoff_se3", "kirchhoff_se3", "variational_euler_se3", 0.025, 0, false},
+      {"var_euler_se3_exp / kirchhoff", "kirchhoff_se3", "variational_euler_se3_exp", 0.025, 0,
+       false},
       {"verlet+tangent / henon_heiles", "henon_heiles", "verlet", 0.01, 0, true, true},
   };
   std::printf(
@@ -148,6 +167,8 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
           soa = double_spherical_ensemble(n);
         else if (c.model == "double_pendulum")
           soa = double_pendulum_ensemble(n);
+        else if (c.model == "kirchhoff_se3")
+          soa = kirchhoff_ensemble(n);
         else
           soa = rigid_body_ensemble(n);
         // Calibrate on a short run, then aim at the target time.

@@ -141,7 +141,7 @@ def variants(model, base, integrators, implicit):
             del b["section"]
             b["diagnostics"] = {"conservation_every": 7}
             out.append((f"{model}-{integ}-{precision}-every7", b))
-            if model != "rigid_body_so3":
+            if model not in ("rigid_body_so3", "kirchhoff_se3"):  # no bound position to escape
                 e = copy.deepcopy(j)
                 e["escape_radius"] = 1.5
                 e["diagnostics"] = {"conservation_every": 3}

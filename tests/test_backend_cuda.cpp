@@ -180,6 +180,36 @@ Ensemble rigid_body_so3_ensemble() {
   return from_rows(rows);
 }
 
+/// Rigid ellipsoid in ideal fluid (kirchhoff_se3, default I and M) on the thesis's level set
+/// Pi·P = 0, P·P = 5.22, H = 4: P on a spiral of directions, Pi normal to it with the energy
+/// left (as examples/gallery/kirchhoff_level_set.py), B = E, x = 0.
+Ensemble kirchhoff_se3_ensemble() {
+  const double I[3] = {0.1253259217415516, 0.3939813715316293, 0.2962483540272737};
+  const double M[3] = {1.1613972017578527, 1.3774779656135212, 2.4212857655720033};
+  std::vector<std::vector<double>> rows;
+  for (int i = 0; i < 20; ++i) {
+    const double z = -0.95 + 0.1 * i, phi = 2.4 * i, rho = std::sqrt(1 - z * z);
+    const double n[3] = {rho * std::cos(phi), rho * std::sin(phi), z};
+    double p[3], ep = 0;
+    for (int a = 0; a < 3; ++a) {
+      p[a] = std::sqrt(5.22) * n[a];
+      ep += 0.5 * p[a] * p[a] / M[a];
+    }
+    // u = n × e_k (the axis least aligned with n), normalised: Pi = r u has Pi·P = 0.
+    const int k = std::abs(n[0]) < 0.5 ? 0 : (std::abs(n[1]) < 0.5 ? 1 : 2);
+    double u[3] = {0, 0, 0};
+    u[(k + 1) % 3] = n[(k + 2) % 3];
+    u[(k + 2) % 3] = -n[(k + 1) % 3];
+    const double un = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    double w = 0;
+    for (int a = 0; a < 3; ++a) w += 0.5 * (u[a] / un) * (u[a] / un) / I[a];
+    const double r = std::sqrt((4.0 - ep) / w);
+    rows.push_back({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, r * u[0] / un, r * u[1] / un, r * u[2] / un,
+                    p[0], p[1], p[2]});
+  }
+  return from_rows(rows);
+}
+
 /// Driven damped pendulum (Baker–Gollub parameters): angles and momenta on a coarse grid. The
 /// attractor is chaotic, so only 2000 steps of h = 0.01 are compared.
 Ensemble driven_pendulum_ensemble() {
@@ -476,6 +506,11 @@ std::vector<Scenario> implicit_scenarios() {
   v.push_back({"variational_euler_so3 / rigid_body_so3",
                make("rigid_body_so3", "variational_euler_so3", 0.05, 4000, 9, 1000),
                rigid_body_so3_ensemble(), true, 4.0});
+  // P2 = 0 (the thesis's section). 400 steps of h = 0.025 (t = 10): the level set is partly
+  // chaotic, so a longer run would compare round-off amplified by the orbits' divergence.
+  v.push_back({"variational_euler_se3 / kirchhoff_se3",
+               make("kirchhoff_se3", "variational_euler_se3", 0.025, 400, 17, 1000),
+               kirchhoff_se3_ensemble()});
   v.push_back({"midpoint / driven_pendulum",
                make("driven_pendulum", "midpoint", 0.01, 2000, 0, 1000),
                driven_pendulum_ensemble()});

@@ -20,6 +20,7 @@
 #include "kernels/integrators/protocol.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/variational_euler_so3.hpp"
+#include "lie_group_support.hpp"
 #include "models/pendulum.hpp"
 #include "models/rigid_body_so3.hpp"
 
@@ -595,45 +596,180 @@ TEST(LieGroup, NewtonSweepReachesRoundOffAtTheDefaultCount) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The exponential chart (variational_euler_so3_exp).
+
+TEST(LieGroupExp, CoefficientsMatchLongDoubleClosedFormsOnBothSidesOfTheSwitch) {
+  // Series below theta = 2, closed forms above; the long double closed forms are the reference
+  // where their own cancellation (eps_ld / theta^4 for dbeta) stays below a few double ulps.
+  const double thetas[] = {0.5, 0.9, 1.2, 1.6, 1.999, 2.001, 2.5, 3.0, 4.5};
+  double worst[5] = {};
+  for (const double th : thetas) {
+    const long double t = th, t2 = t * t;
+    const long double c = (t / 2) * std::cos(t / 2) / std::sin(t / 2);
+    const long double dc =
+        std::cos(t / 2) / std::sin(t / 2) / 2 - t / 4 / std::pow(std::sin(t / 2), 2);
+    const long double ref[5] = {std::sin(t) / t, (1 - std::cos(t)) / t2,
+                                (t - std::sin(t)) / (t * t2), (1 - c) / t2,
+                                -dc / (t * t2) - 2 * (1 - c) / (t2 * t2)};
+    const so3::ExpCoefficients<double> k = so3::exp_coefficients(th * th);
+    const double got[5] = {k.sinc, k.cosc, k.sinc3, k.beta, k.dbeta};
+    for (int i = 0; i < 5; ++i)
+      worst[i] = std::max(worst[i], double(std::abs(got[i] - ref[i]) / std::abs(ref[i])));
+  }
+  std::printf(
+      "exp coefficients vs long double, relative: sinc %.1e cosc %.1e sinc3 %.1e beta %.1e "
+      "dbeta %.1e\n",
+      worst[0], worst[1], worst[2], worst[3], worst[4]);
+  for (int i = 0; i < 5; ++i) EXPECT_LE(worst[i], 16 * kEps) << i;
+  // And at theta = 0 the series' constant terms: 1, 1/2, 1/6, 1/12, 1/360.
+  const so3::ExpCoefficients<double> z = so3::exp_coefficients(0.0);
+  EXPECT_EQ(z.sinc, 1.0);
+  EXPECT_EQ(z.cosc, 0.5);
+  EXPECT_EQ(z.sinc3, 1.0 / 6);
+  EXPECT_EQ(z.beta, 1.0 / 12);
+  EXPECT_EQ(z.dbeta, 1.0 / 360);
+}
+
+TEST(LieGroupExp, ExpIsTheMatrixExponentialAndItsTangentTheBernoulliSeries) {
+  // Both sides of the series / closed-form switch at |x| = 2 (the last: |x| = 2.16).
+  const V3 xs[] = {{{0.3, -0.2, 0.5}},
+                   {{1.0, 0.5, -0.9}},
+                   {{1e-3, 0.0, 2e-3}},
+                   {{0.0, 0.0, 0.0}},
+                   {{1.5, 1.2, -1.0}}};
+  const V3 y{{0.4, 1.1, -0.6}}, mu{{-0.8, 0.3, 1.7}};
+  const std::vector<long double> B = vigor_test::bernoulli(40);
+  double worst_exp = 0, worst_orth = 0, worst_pairing = 0, worst_noether = 0;
+  for (const V3& x : xs) {
+    // exp(hat x) by its Taylor series in long double (|x| <= 2.2: 40 terms reach round-off).
+    long double X[3][3], P[3][3], E[3][3];
+    const M3 hx = so3::hat(x);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        X[i][j] = hx[i][j];
+        P[i][j] = E[i][j] = i == j;
+      }
+    for (int n = 1; n < 40; ++n) {
+      long double Q[3][3] = {};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          for (int k = 0; k < 3; ++k) Q[i][j] += P[i][k] * X[k][j] / n;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          P[i][j] = Q[i][j];
+          E[i][j] += Q[i][j];
+        }
+    }
+    const M3 R = so3::expm(x);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        worst_exp = std::max(worst_exp, double(std::abs(R[i][j] - E[i][j])));
+    worst_orth = std::max(worst_orth, so3::orthogonality_defect(R));
+    // dexp^{-1}_x y = sum_n B_n / n! ad_x^n y with ad_x = hat x; pair with mu.
+    long double z[3] = {y[0], y[1], y[2]}, term[3] = {y[0], y[1], y[2]};
+    long double fact = 1;
+    for (int n = 1; n <= 40; ++n) {
+      const long double t0 = x[1] * term[2] - x[2] * term[1], t1 = x[2] * term[0] - x[0] * term[2],
+                        t2 = x[0] * term[1] - x[1] * term[0];
+      term[0] = t0;
+      term[1] = t1;
+      term[2] = t2;
+      fact *= n;
+      for (int i = 0; i < 3; ++i) z[i] += B[n] / fact * term[i];
+    }
+    const V3 d = so3::dexp_inv_dual(x, mu);
+    const long double lhs = mu[0] * z[0] + mu[1] * z[1] + mu[2] * z[2];
+    worst_pairing = std::max(worst_pairing, double(std::abs(lhs - vk::dot(d, y))));
+    // Noether identity of the chart: exp(x) (dexp^{-1}_{-x})^* mu = (dexp^{-1}_x)^* mu.
+    worst_noether =
+        std::max(worst_noether, max_diff(so3::mul(R, so3::dexp_inv_dual(-1.0 * x, mu)), d));
+  }
+  std::printf(
+      "exp chart: vs Taylor %.2e, orthogonality %.2e, dual pairing vs Bernoulli series "
+      "%.2e, Noether identity %.2e\n",
+      worst_exp, worst_orth, worst_pairing, worst_noether);
+  EXPECT_LE(worst_exp, 8 * kEps);
+  EXPECT_LE(worst_orth, 8 * kEps);
+  EXPECT_LE(worst_pairing, 32 * kEps);
+  EXPECT_LE(worst_noether, 32 * kEps);
+}
+
+using EulerExp = vk::VariationalEulerSO3Exp<double>;
+
+State<double> run_exp(const Body<double>& m, State<double> s, double h, long steps) {
+  const EulerExp integrator{};
+  for (long k = 0; k < steps; ++k) integrator.step(m, s, h, 0.0);
+  return s;
+}
+
+TEST(LieGroupExp, SecondOrderWithAnErrorConstantOtherThanCayleys) {
+  static_assert(vk::integrator_supports<EulerExp, Body<double>>);
+  const Body<double> m = hlw_body();
+  const double T = 10.0;
+  const Exact ref = exact_at(T, 1e-3);
+  const double hs[] = {0.05, 0.025, 0.0125};
+  double ee[3], ec[3];
+  for (int i = 0; i < 3; ++i) {
+    const long n = std::lround(T / hs[i]);
+    const State<double> se = run_exp(m, hlw_state(), hs[i], n);
+    const State<double> sc = run(m, hlw_state(), hs[i], n);
+    ee[i] = std::max(max_diff(se.R, ref.R), max_diff(se.Pi, ref.Pi));
+    ec[i] = std::max(max_diff(sc.R, ref.R), max_diff(sc.Pi, ref.Pi));
+  }
+  std::printf(
+      "HLW orbit, T = 10, max error in (R, m): h = 0.05, 0.025, 0.0125\n  exp    %.3e %.3e "
+      "%.3e\n  Cayley %.3e %.3e %.3e\n  exp / Cayley %.3f %.3f %.3f\n",
+      ee[0], ee[1], ee[2], ec[0], ec[1], ec[2], ee[0] / ec[0], ee[1] / ec[1], ee[2] / ec[2]);
+  EXPECT_NEAR(std::log2(ee[1] / ee[2]), 2.0, 0.05);
+  // The charts agree to second order and differ at third (cay(x) - exp(x) = O(|x|^3)), so both
+  // errors are C h^2 with different C: the ratio settles, and is not 1.
+  EXPECT_NEAR(ee[1] / ec[1], ee[2] / ec[2], 0.02 * ee[2] / ec[2]);
+  EXPECT_GT(std::abs(ee[2] / ec[2] - 1.0), 0.05);
+}
+
+TEST(LieGroupExp, LongRunConservesSpatialMomentumAndOrthogonality) {
+  const Body<double> m = hlw_body();
+  State<double> s = hlw_state();
+  const V3 L0 = so3::mul(s.R, s.Pi);
+  const double H0 = Ops::energy(m, s);
+  double dL = 0, dH = 0, newton = 0;
+  const EulerExp integrator{};
+  const long n = 100000;
+  for (long k = 0; k < n; ++k) {
+    newton = std::max(newton, integrator.step(m, s, 0.1, 0.0));
+    dL = std::max(dL, max_diff(so3::mul(s.R, s.Pi), L0));
+    dH = std::max(dH, std::abs(Ops::energy(m, s) - H0));
+  }
+  std::printf(
+      "exp chart, h = 0.1, 1e5 steps: |L - L0| %.2e, |R^T R - E| %.2e, max |H - H0| "
+      "%.3e, Newton %.2e\n",
+      dL, Ops::orthogonality_defect(s), dH, newton);
+  // As for the Cayley chart (HlwLongRun...): a random walk of a few ulps per step.
+  EXPECT_LE(dL, 1e-11);
+  EXPECT_LE(Ops::orthogonality_defect(s), 1e-12);
+  EXPECT_LE(newton, 8 * kEps);
+  EXPECT_LE(dH, 0.01);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Through the driver, and in float.
 
 TEST(LieGroup, DriverTracksMomentumResidualAndStoresTheState) {
   const Body<double> m = hlw_body();
   const Euler<double> integ{};
   const std::array<double, 12> x0 = Body<double>::reference_state();
-  std::vector<double> state(x0.begin(), x0.end());
-  double energy0 = 0, energy_error = 0, momentum0[3] = {}, momentum_error = 0, newton = 0;
-  std::int64_t step = 0, crossings = 0, recorded = 0;
-  std::int32_t status = 0, hit_count = 0;
-  vk::EnsembleArrays<double> a;
-  a.state = state.data();
-  a.energy0 = &energy0;
-  a.energy_error = &energy_error;
-  a.momentum0 = momentum0;
-  a.momentum_error = &momentum_error;
-  a.newton_residual = &newton;
-  a.step = &step;
-  a.status = &status;
-  a.crossings = &crossings;
-  a.recorded = &recorded;
-  a.hit_count = &hit_count;
-  vk::SegmentParams<double> sp;
-  sp.n = 1;
-  sp.h = 0.1;
-  sp.end_step = 1000;
-  vk::initial_energy(m, a, 1, 0);
-  vk::advance_trajectory(m, integ, sp, a, 0);
+  const vigor_test::DriverRun r(m, integ, std::vector<double>(x0.begin(), x0.end()), 0.1, 1000);
   const State<double> s = run(m, hlw_state(), 0.1, 1000);
   const auto v = Ops::as_vector(s);
-  for (int c = 0; c < 12; ++c) EXPECT_EQ(state[c], v[c]) << c;
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(r.state[std::size_t(c)], v[c]) << c;
   std::printf("driver, 1000 steps: energy error %.3e, momentum error %.3e, residual %.2e\n",
-              energy_error, momentum_error, newton);
-  EXPECT_EQ(step, 1000);
-  EXPECT_EQ(status, vk::kStatusOk);
-  EXPECT_LE(momentum_error, 1000 * 16 * kEps);
-  EXPECT_LE(newton, 8 * kEps);
-  EXPECT_GT(energy_error, 0.0);
-  EXPECT_LE(energy_error, 0.01);
+              r.energy_error, r.momentum_error, r.newton);
+  EXPECT_EQ(r.step, 1000);
+  EXPECT_EQ(r.status, vk::kStatusOk);
+  EXPECT_LE(r.momentum_error, 1000 * 16 * kEps);
+  EXPECT_LE(r.newton, 8 * kEps);
+  EXPECT_GT(r.energy_error, 0.0);
+  EXPECT_LE(r.energy_error, 0.01);
 }
 
 TEST(LieGroup, FloatAgreesWithDouble) {

@@ -135,6 +135,7 @@ using HH = models::HenonHeiles<double>;
 using KP = models::Kepler<double>;
 using DSP = models::DoubleSphericalPendulum<double>;
 using RB = models::RigidBodySO3<double>;
+using KS = models::KirchhoffSE3<double>;
 
 // --- the defect of symplectic schemes is round-off; of the others, not ------------------------
 
@@ -185,6 +186,34 @@ TEST(TangentDefect, LieGroupVariationalEulerPreservesTheFormOfTStarSO3) {
   Run1<RB, VariationalEulerSO3<double>> one(reference_of<RB>(), 0.1, 1);
   one.tangent(1000);
   EXPECT_GT(one.out[kOutDefectRel], 1e-10);
+}
+
+TEST(TangentDefect, LieGroupVariationalEulerPreservesTheFormOfTStarSE3) {
+  // W(mu) = [[A(mu), E], [-E, 0]] with A(mu) = [[-hat Pi, -hat P], [-hat P, 0]] at the staggered
+  // momenta (models/kirchhoff_se3.hpp). The reference orbit is chaotic and x drifts, so |M|
+  // grows fast: the bound is on the defect relative to |M|^2, a few ulps per step.
+  Run1<KS, VariationalEulerSE3<double>> r(reference_of<KS>(), 0.025, 3);
+  r.tangent(400);
+  EXPECT_LT(r.out[kOutDefectRel], 1e-14);
+  EXPECT_LT(std::abs(r.det_error()), 1e-10);
+  // With one Newton iteration the map is off by the residual (~1e-5 here), far above round-off.
+  Run1<KS, VariationalEulerSE3<double>> one(reference_of<KS>(), 0.025, 1);
+  one.tangent(400);
+  EXPECT_GT(one.out[kOutDefectRel], 1e-10);
+}
+
+TEST(TangentDefect, ExponentialChartsPreserveTheSameForms) {
+  // The same forms as the Cayley charts' (any chart with tau(-x) = tau(x)^-1 gives a discrete
+  // Hamiltonian map); the Newton Jacobian is taken by AD, so the tangent map differentiates
+  // through a nested dual.
+  Run1<RB, VariationalEulerSO3Exp<double>> so3(reference_of<RB>(), 0.1, 5);
+  so3.tangent(1000);
+  EXPECT_LT(so3.out[kOutDefectRel], 1e-14);
+  EXPECT_LT(std::abs(so3.det_error()), 1e-12);
+  Run1<KS, VariationalEulerSE3Exp<double>> se3(reference_of<KS>(), 0.025, 3);
+  se3.tangent(400);
+  EXPECT_LT(se3.out[kOutDefectRel], 1e-14);
+  EXPECT_LT(std::abs(se3.det_error()), 1e-10);
 }
 
 TEST(TangentDefect, NewmarkIsSymplecticInItsShiftedChartOnlyForGammaOneHalf) {

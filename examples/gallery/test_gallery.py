@@ -23,6 +23,7 @@ EXPECTED = [
     "henon_heiles_sections.png",
     "driven_pendulum_strobe.png",
     "outer_solar_system.png",
+    "kirchhoff_sections.png",
 ]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -76,6 +77,12 @@ def main(argv):
         print(f"FAIL: make_gallery.py exited with {r.returncode}\n{r.stdout}{r.stderr}")
         return 1
     failures = check_outputs(fig_dir, md)
+    # The Kirchhoff entry's states must lie on the level set its text names.
+    level = subprocess.run([sys.executable, os.path.join(HERE, "kirchhoff_level_set.py"), "--check",
+                            os.path.join(HERE, "kirchhoff_cay.json"), os.path.join(HERE, "kirchhoff_rk4.json")],
+                           capture_output=True, text=True)
+    if level.returncode != 0:
+        failures.append(f"kirchhoff_level_set.py --check: {level.stdout}{level.stderr}")
     for f in failures:
         print(f"FAIL: {f}")
     if failures:

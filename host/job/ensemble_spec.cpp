@@ -258,8 +258,8 @@ SectionGridSpec read_section_grid(const Json& spec, const std::string& path, con
 void require_canonical(const ModelInfo& model, const std::string& path) {
   if (model.kind == "lie_group")
     fail(path, "model " + model.name +
-                   " is not a (q, p) model (its state is an attitude and a body momentum on a Lie "
-                   "group): the area and volume of a cloud in its ambient coordinates are not "
+                   " is not a (q, p) model (its state is an element of a Lie group and body "
+                   "momenta): the area and volume of a cloud in its ambient coordinates are not "
                    "invariants of its flow; use the tangent-map (symplecticity) diagnostics");
   if (model.constraints > 0)
     fail(path, "model " + model.name + " is constrained (" + std::to_string(model.constraints) +

@@ -469,10 +469,12 @@ void parse_stops(const Json& top, const ModelInfo& model, Integration& s) {
     s.escape_radius = number(*r, "escape_radius");
     if (!(s.escape_radius > 0)) fail("escape_radius", "must be > 0, got " + show(*r));
     if (model.kind == "lie_group")
-      fail("escape_radius", "model " + model.name +
-                                " has no position vector to escape (its state is an attitude); "
-                                "drop the key, got " +
-                                show(*r));
+      fail("escape_radius",
+           "model " + model.name +
+               " has no bound position to escape (its state lies on a Lie group: an "
+               "attitude, or an attitude and a freely drifting position); drop "
+               "the key, got " +
+               show(*r));
   }
   s.newton_tolerance = 0.0;
   if (const Json* t = find(top, "newton_tolerance")) {

@@ -74,6 +74,14 @@ inline constexpr int momentum_map_count = [] {
 template <class M>
 concept PhaseModel = SeparableModel<M> || LagrangianModel<M>;
 
+/// A model whose state lies on a Lie group (an attitude matrix and body momenta, not a (q, p)
+/// pair), tagged by the header that specialises its StateOps (models/rigid_body_so3.hpp,
+/// models/kirchhoff_se3.hpp).
+template <class M>
+concept LieGroupStateModel =
+    !PhaseModel<M> && (
+                          requires { M::kLieGroupSO3; } || requires { M::kLieGroupSE3; });
+
 /// Separable, unconstrained, unforced: what explicit splitting methods integrate.
 template <class M>
 concept PlainSeparableModel = SeparableModel<M> && !ConstrainedModel<M> && !ForcedModel<M>;

@@ -18,6 +18,7 @@
 /// limit of the integrator (Euler's equations dPi/dt = Pi × Omega).
 #pragma once
 
+#include "arith.hpp"
 #include "config.hpp"
 #include "lu.hpp"
 #include "math.hpp"
@@ -115,6 +116,140 @@ VIGOR_HD VIGOR_INLINE Vec3<T> dcay_inv_dual(const Vec3<T>& x, const Vec3<T>& mu)
   for (int i = 0; i < 3; ++i) r[i] = mu[i] + T(0.5) * xm[i] + q * x[i];
   return r;
 }
+
+/// The functions of theta = |x| the exponential chart needs (Bou-Rabee 2007, thesis, §4.6 and
+/// §6.4; the series from the Taylor and Bernoulli expansions):
+///   sinc  = sin theta / theta,            cosc  = (1 - cos theta) / theta^2,
+///   sinc3 = (theta - sin theta) / theta^3,
+///   beta  = (1 - (theta/2) cot(theta/2)) / theta^2
+///         = sum_{n>=1} (-1)^{n+1} B_2n theta^{2n-2} / (2n)!,
+///   dbeta = beta'(theta) / theta.
+/// For theta < 2 the power series in theta^2 (Horner; the last term kept is below 1e-17 of the
+/// first at theta = 2: the Bernoulli series converge like (theta / 2 pi)^2k), beyond it the closed
+/// forms from one sincos of theta/2, whose cancellation (dbeta divides by theta^4) then costs a
+/// few ulps. Both are evaluated and one selected: no branch. Near theta = 2 pi the chart is
+/// singular (cot(theta/2)); a step that far is far outside any accuracy anyway.
+template <class T>
+struct ExpCoefficients {
+  T sinc, cosc, sinc3, beta, dbeta;
+};
+
+template <class T, int N>
+VIGOR_HD VIGOR_INLINE T horner(const T& z, const double (&c)[N]) {
+  T r = T(c[N - 1]);
+  VIGOR_UNROLL
+  for (int k = N - 2; k >= 0; --k) r = r * z + T(c[k]);
+  return r;
+}
+
+template <class T>
+VIGOR_HD VIGOR_INLINE ExpCoefficients<T> exp_coefficients(const T& theta2) {
+  // (-1)^k / (2k+1)!, (-1)^k / (2k+2)!, (-1)^k / (2k+3)!; Bernoulli: see above.
+  // clang-format off
+  constexpr double kSinc[] = {1.0, -0.16666666666666666, 0.008333333333333333,
+      -0.0001984126984126984, 2.7557319223985893e-06, -2.505210838544172e-08,
+      1.6059043836821613e-10, -7.647163731819816e-13, 2.8114572543455206e-15, -8.22063524662433e-18,
+      1.9572941063391263e-20, -3.868170170630684e-23, 6.446950284384474e-26};
+  constexpr double kCosc[] = {0.5, -0.041666666666666664, 0.001388888888888889,
+      -2.48015873015873e-05, 2.755731922398589e-07, -2.08767569878681e-09, 1.1470745597729725e-11,
+      -4.779477332387385e-14, 1.5619206968586225e-16, -4.110317623312165e-19, 8.896791392450574e-22,
+      -1.6117375710961184e-24, 2.4795962632247976e-27};
+  constexpr double kSinc3[] = {0.16666666666666666, -0.008333333333333333, 0.0001984126984126984,
+      -2.7557319223985893e-06, 2.505210838544172e-08, -1.6059043836821613e-10,
+      7.647163731819816e-13, -2.8114572543455206e-15, 8.22063524662433e-18, -1.9572941063391263e-20,
+      3.868170170630684e-23, -6.446950284384474e-26};
+  constexpr double kBeta[] = {0.08333333333333333, 0.001388888888888889, 3.306878306878307e-05,
+      8.267195767195768e-07, 2.08767569878681e-08, 5.284190138687493e-10, 1.3382536530684679e-11,
+      3.3896802963225827e-13, 8.586062056277845e-15, 2.174868698558062e-16, 5.5090028283602295e-18,
+      1.3954464685812522e-19, 3.534707039629467e-21, 8.953517427037546e-23, 2.267952452337683e-24,
+      5.744790668872202e-26, 1.455172475614865e-27, 3.6859949406653103e-29};
+  constexpr double kDbeta[] = {0.002777777777777778, 0.00013227513227513228, 4.96031746031746e-06,
+      1.670140559029448e-07, 5.2841901386874934e-09, 1.6059043836821613e-10, 4.745552414851616e-12,
+      1.3737699290044552e-13, 3.914763657404511e-15, 1.1018005656720459e-16, 3.069982230878755e-18,
+      8.483296895110721e-20, 2.327914531029762e-21, 6.350266866545513e-23, 1.7234372006616606e-24,
+      4.656551921967568e-26, 1.2532382798262054e-27, 3.3612243325542163e-29, 8.987085179662393e-31,
+      2.3962687049928537e-32};
+  // clang-format on
+  ExpCoefficients<T> series{horner(theta2, kSinc), horner(theta2, kCosc), horner(theta2, kSinc3),
+                            horner(theta2, kBeta), horner(theta2, kDbeta)};
+  // Closed forms; theta2 is clamped to >= 4 so that the unselected lanes stay finite.
+  const bool small = theta2 < T(4);
+  const T t2 = select(small, T(4), theta2);
+  const T t = sqrt(t2);
+  T sh, ch;
+  sincos(T(0.5) * t, sh, ch);
+  const T s = T(2) * sh * ch;
+  const T cot_term = T(0.5) * t * ch / sh;  // (theta/2) cot(theta/2)
+  // d/dtheta of (theta/2) cot(theta/2) = cot(theta/2) / 2 - (theta/4) / sin^2(theta/2).
+  const T dcot_term = T(0.5) * ch / sh - T(0.25) * t / (sh * sh);
+  ExpCoefficients<T> closed{s / t, T(2) * sh * sh / t2, (t - s) / (t * t2), (T(1) - cot_term) / t2,
+                            (T(-1) * dcot_term) / (t * t2) - T(2) * (T(1) - cot_term) / (t2 * t2)};
+  return {select(small, series.sinc, closed.sinc), select(small, series.cosc, closed.cosc),
+          select(small, series.sinc3, closed.sinc3), select(small, series.beta, closed.beta),
+          select(small, series.dbeta, closed.dbeta)};
+}
+
+/// exp(hat x) = E + sinc hat x + cosc hat x^2 (Rodrigues), entry by entry as cayley().
+template <class T>
+VIGOR_HD VIGOR_INLINE Mat3<T> expm(const Vec3<T>& x) {
+  const T n2 = dot(x, x);
+  const ExpCoefficients<T> k = exp_coefficients(n2);
+  Mat3<T> r;
+  VIGOR_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    VIGOR_UNROLL
+    for (int j = 0; j < 3; ++j) r[i][j] = k.cosc * x[i] * x[j];
+  }
+  const T diag = T(1) - k.cosc * n2;
+  VIGOR_UNROLL
+  for (int i = 0; i < 3; ++i) r[i][i] = r[i][i] + diag;
+  r[0][1] = r[0][1] - k.sinc * x[2];
+  r[0][2] = r[0][2] + k.sinc * x[1];
+  r[1][0] = r[1][0] + k.sinc * x[2];
+  r[1][2] = r[1][2] - k.sinc * x[0];
+  r[2][0] = r[2][0] - k.sinc * x[1];
+  r[2][1] = r[2][1] + k.sinc * x[0];
+  return r;
+}
+
+/// (dexp^{-1}_x)^* mu = mu + (1/2) x × mu + beta x × (x × mu): the dual of the right-trivialised
+/// dexp^{-1}_x = ad_x / (e^{ad_x} - 1) = E - (1/2) hat x + beta hat x^2 on so(3).
+template <class T>
+VIGOR_HD VIGOR_INLINE Vec3<T> dexp_inv_dual(const Vec3<T>& x, const Vec3<T>& mu) {
+  const ExpCoefficients<T> k = exp_coefficients(dot(x, x));
+  const Vec3<T> xm = cross(x, mu);
+  const Vec3<T> xxm = cross(x, xm);
+  Vec3<T> r;
+  VIGOR_UNROLL
+  for (int i = 0; i < 3; ++i) r[i] = mu[i] + T(0.5) * xm[i] + k.beta * xxm[i];
+  return r;
+}
+
+/// The two charts of the variational integrator on SO(3), as policies: the group update and the
+/// dual of the inverse right-trivialised tangent.
+struct CayleyChart {
+  static constexpr bool kAnalyticJacobian = true;
+  template <class T>
+  VIGOR_HD VIGOR_INLINE static Mat3<T> map(const Vec3<T>& x) {
+    return cayley(x);
+  }
+  template <class T>
+  VIGOR_HD VIGOR_INLINE static Vec3<T> inv_tangent_dual(const Vec3<T>& x, const Vec3<T>& mu) {
+    return dcay_inv_dual(x, mu);
+  }
+};
+
+struct ExpChart {
+  static constexpr bool kAnalyticJacobian = false;
+  template <class T>
+  VIGOR_HD VIGOR_INLINE static Mat3<T> map(const Vec3<T>& x) {
+    return expm(x);
+  }
+  template <class T>
+  VIGOR_HD VIGOR_INLINE static Vec3<T> inv_tangent_dual(const Vec3<T>& x, const Vec3<T>& mu) {
+    return dexp_inv_dual(x, mu);
+  }
+};
 
 /// max_ij |(R^T R - E)_ij|: how far R is from orthogonal.
 template <class T>

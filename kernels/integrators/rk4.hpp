@@ -14,14 +14,22 @@
 /// West 2001, Fig. 1), and angular momentum (quadratic) drifts too although linear momentum maps
 /// are conserved. Kept as the control that a high order is not structure preservation.
 /// Four force evaluations per step (k2, k3, k4 and the end force cached for the next step's k1).
+///
+/// On a Lie group (rigid_body_so3, kirchhoff_se3) the same tableau runs on the ambient ODE
+/// x' = F(x) of the stored components (the model's StateOps::rates: the attitude matrix as nine
+/// numbers, dR/dt = R hat(Omega), and the body momenta). It does not keep R orthogonal (the
+/// defect grows like t h^4) nor the Casimirs: the non-symplectic control of Bou-Rabee 2007,
+/// thesis, §6.6 (Fig. 6.6.1's RK4).
 /// References: W. Kutta, Z. Math. Phys. 46 (1901) 435–453; Hairer, Nørsett & Wanner, Solving ODEs
 /// I, 2nd ed., §II.1 (the classical RK4 tableau); Marsden & West 2001, Acta Numerica, §1.1, Fig. 1.
 #pragma once
 
 #include <array>
+#include <type_traits>
 
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/specs.hpp"
+#include "kernels/state.hpp"
 
 namespace vigor::kernels {
 
@@ -35,8 +43,17 @@ struct RungeKutta4 {
   static constexpr bool kSymplectic = false;
   static constexpr bool kExplicit = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
+  static constexpr const char* kRequires =
+      "a separable model without constraints or external forces, or a body on a Lie group "
+      "(rigid_body_so3, kirchhoff_se3)";
 
   static RungeKutta4 from_options(const double*) { return {}; }
+
+  /// Separable (q, p) models, and Lie-group models through their ambient rates.
+  template <class M>
+  static constexpr bool supports() {
+    return PlainSeparableModel<M> || LieGroupStateModel<M>;
+  }
 
   template <class M>
   VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
@@ -76,6 +93,37 @@ struct RungeKutta4 {
       s.p[i] += h6 * (kp1[i] + Real(2) * (kp2[i] + kp3[i]) + kp4[i]);
     }
     s.f = force(m, s.q);
+  }
+
+  /// The ambient step of a Lie-group model: x = the stored components, x' = StateOps::rates.
+  /// The state's own scalar (Real, or a dual over it for the tangent map) runs the arithmetic.
+  template <class M, class S>
+  requires LieGroupStateModel<M> VIGOR_HD VIGOR_INLINE void step(const M& m, S& s,
+                                                                 Real step_h) const {
+    using T = std::remove_cvref_t<decltype(s.Pi[0])>;
+    using Ops = StateOps<M, T>;
+    constexpr int N = Ops::kDim;
+    const T h = T(step_h);
+    const T hh = T(0.5) * h;
+    const T h6 = h / T(6);
+    Vec<T, N> x0, y, k1, k2, k3, k4;
+    Ops::rates(m, s, T(0), x0, k1);
+    S t;
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = x0[i] + hh * k1[i];
+    Ops::load(m, y.v, 1, t);
+    Ops::rates(m, t, T(0), y, k2);
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = x0[i] + hh * k2[i];
+    Ops::load(m, y.v, 1, t);
+    Ops::rates(m, t, T(0), y, k3);
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = x0[i] + h * k3[i];
+    Ops::load(m, y.v, 1, t);
+    Ops::rates(m, t, T(0), y, k4);
+    VIGOR_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = x0[i] + h6 * (k1[i] + T(2) * (k2[i] + k3[i]) + k4[i]);
+    Ops::load(m, y.v, 1, s);
   }
 };
 
