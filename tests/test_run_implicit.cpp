@@ -79,7 +79,11 @@ TEST(RunImplicit, PairingIsCheckedAgainstTheModel) {
   expect_job_error(j, "integrator.name", "handles a separable model with holonomic constraints");
   j["model"] = {{"name", "rigid_body_so3"}};
   j["integrator"]["name"] = "midpoint";
-  expect_job_error(j, "integrator.name", "needs one of: variational_euler_so3");
+  expect_job_error(j, "integrator.name",
+                   "needs one of: rk4, variational_euler_so3, variational_euler_so3_exp");
+  j["model"] = {{"name", "kirchhoff_se3"}};
+  expect_job_error(j, "integrator.name",
+                   "needs one of: rk4, variational_euler_se3, variational_euler_se3_exp");
   j["model"] = {{"name", "double_pendulum"}};
   j["integrator"]["name"] = "yoshida4";
   expect_job_error(j, "integrator.name", "needs one of: midpoint");
