@@ -832,10 +832,6 @@ def kirchhoff_section_offset(run):
     return float(np.max(np.abs((Pi * P).sum(1)))) if len(Pi) else 0.0
 
 
-KIRCHHOFF_DEFAULTS = [0.1253259217415516, 0.3939813715316293, 0.2962483540272737,
-                      1.1613972017578527, 1.3774779656135212, 2.4212857655720033]
-
-
 def entry_kirchhoff(r, fig_dir):
     names = ["kirchhoff_cay", "kirchhoff_rk4"]
     labels = ["variational Euler (Cayley)", "RK4"]
