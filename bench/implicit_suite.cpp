@@ -8,7 +8,9 @@
 ///   * midpoint    on henon_heiles, 3 Newton iterations (target: >= 1/6 of Verlet: it does about
 ///                 8x the arithmetic, so anything slower points at spills or divergence);
 ///   * lobatto3    on henon_heiles, its default iterations;
-///   * midpoint    on double_pendulum (the general, AD-Jacobian path of a non-separable L);
+///   * midpoint    on double_pendulum (the general, AD-Jacobian path of a non-separable L), its
+///                 fourth-order composition midpoint4 (three such solves per step) and rk4 on the
+///                 same equations (phase_rates: four Legendre solves and AD gradients per step);
 ///   * rattle      on double_spherical_pendulum (Marsden–Wendlandt data rotated about z), h = 1e-3;
 ///   * variational_euler_so3 on rigid_body_so3, h = 0.01, and its exponential chart;
 ///   * variational_euler_se3 on kirchhoff_se3, h = 0.025, and its exponential chart;
@@ -121,6 +123,8 @@ nlohmann::json run_implicit_suite(const std::vector<BackendKind>& backends,
       {"midpoint(3) / henon_heiles", "henon_heiles", "midpoint", 0.01, 3, true},
       {"lobatto3 / henon_heiles", "henon_heiles", "lobatto3", 0.01, 0, true},
       {"midpoint / double_pendulum", "double_pendulum", "midpoint", 0.01, 0, false},
+      {"midpoint4 / double_pendulum", "double_pendulum", "midpoint4", 0.01, 0, false},
+      {"rk4 / double_pendulum", "double_pendulum", "rk4", 0.01, 0, false},
       {"rattle / double_spherical", "double_spherical_pendulum", "rattle", 1e-3, 0, false},
       {"var_euler / rigid_body_so3", "rigid_body_so3", "variational_euler_so3", 0.01, 0, false},
       {"var_euler_exp / rigid_body_so3", "rigid_body_so3", "variational_euler_so3_exp", 0.01, 0,

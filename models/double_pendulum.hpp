@@ -27,7 +27,8 @@ template <class Real>
 struct DoublePendulum {
   static constexpr const char* kName = "double_pendulum";
   static constexpr const char* kDescription =
-      "planar double pendulum in its angles (non-separable L; implicit integrators only)";
+      "planar double pendulum in its angles (non-separable L: midpoint, midpoint4; rk4 as a "
+      "control)";
   static constexpr int dof = 2;
   static constexpr std::array<kernels::ParamSpec, 5> kParams{{
       {"m1", 1.0, kernels::Rule::kPositive, "upper bob mass"},

@@ -466,7 +466,8 @@ struct Scenario {
   double fp32_scale = 1.0;
 };
 
-/// The implicit and constrained scenarios the GPU tests compare (and the CPU harness checks).
+/// The implicit and constrained scenarios the GPU tests compare (and the CPU harness checks), and
+/// RK4 on the models only implicit schemes took before it.
 std::vector<Scenario> implicit_scenarios() {
   auto make = [](const std::string& model, const std::string& integrator, double dt,
                  std::int64_t steps, int coordinate, int slots) {
@@ -513,6 +514,17 @@ std::vector<Scenario> implicit_scenarios() {
                kirchhoff_se3_ensemble()});
   v.push_back({"midpoint / driven_pendulum",
                make("driven_pendulum", "midpoint", 0.01, 2000, 0, 1000),
+               driven_pendulum_ensemble()});
+  // The triple jump of the midpoint rule (its substeps from their own times), and RK4 on
+  // Hamilton's equations of a non-separable and a forced model (phase_rates on the device).
+  v.push_back({"midpoint4 / double_pendulum",
+               make("double_pendulum", "midpoint4", 0.01, 4000, 0, 3), double_pendulum_ensemble()});
+  v.push_back({"midpoint4 / driven_pendulum",
+               make("driven_pendulum", "midpoint4", 0.01, 2000, 0, 1000),
+               driven_pendulum_ensemble()});
+  v.push_back({"rk4 / double_pendulum", make("double_pendulum", "rk4", 0.01, 4000, 0, 3),
+               double_pendulum_ensemble()});
+  v.push_back({"rk4 / driven_pendulum", make("driven_pendulum", "rk4", 0.01, 2000, 0, 1000),
                driven_pendulum_ensemble()});
   return v;
 }

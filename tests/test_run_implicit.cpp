@@ -86,10 +86,17 @@ TEST(RunImplicit, PairingIsCheckedAgainstTheModel) {
                    "needs one of: rk4, variational_euler_se3, variational_euler_se3_exp");
   j["model"] = {{"name", "double_pendulum"}};
   j["integrator"]["name"] = "yoshida4";
-  expect_job_error(j, "integrator.name", "needs one of: midpoint");
+  expect_job_error(j, "integrator.name", "needs one of: rk4, midpoint, midpoint4");
   j["model"] = {{"name", "driven_pendulum"}};
   j["integrator"]["name"] = "verlet";
-  expect_job_error(j, "integrator.name", "needs one of: midpoint");
+  expect_job_error(j, "integrator.name", "needs one of: rk4, midpoint, midpoint4");
+  j["model"] = {{"name", "double_pendulum"}};
+  j["integrator"]["name"] = "gauss";
+  expect_job_error(j, "integrator.name", "handles a separable model");
+  j["model"] = {{"name", "pendulum_cartesian"}};
+  j["integrator"]["name"] = "midpoint4";
+  expect_job_error(j, "integrator.name",
+                   "handles a Lagrangian or forced (q, p) model without constraints");
 }
 
 TEST(RunImplicit, NewtonToleranceIsValidated) {

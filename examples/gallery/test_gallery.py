@@ -24,6 +24,7 @@ EXPECTED = [
     "driven_pendulum_strobe.png",
     "outer_solar_system.png",
     "kirchhoff_sections.png",
+    "dsp_rsprk_energy.png",
 ]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -20,6 +20,10 @@
 /// numbers, dR/dt = R hat(Omega), and the body momenta). It does not keep R orthogonal (the
 /// defect grows like t h^4) nor the Casimirs: the non-symplectic control of Bou-Rabee 2007,
 /// thesis, §6.6 (Fig. 6.6.1's RK4).
+/// On a non-separable or forced (q, p) model (a Lagrangian L(q, v), external forces F(q, v, t)) the
+/// tableau runs on Hamilton's equations q' = v(q, p), p' = dL/dq(q, v) + F(q, v, t) with v from the
+/// Legendre transform (kernels/core/mechanics.hpp's phase_rates), at t, t + h/2, t + h: the
+/// unreduced non-symplectic control of Jalnapurkar, Leok, Marsden & West (seed 002, Fig. 7).
 /// References: W. Kutta, Z. Math. Phys. 46 (1901) 435–453; Hairer, Nørsett & Wanner, Solving ODEs
 /// I, 2nd ed., §II.1 (the classical RK4 tableau); Marsden & West 2001, Acta Numerica, §1.1, Fig. 1.
 #pragma once
@@ -28,6 +32,7 @@
 #include <type_traits>
 
 #include "kernels/core/hamiltonian.hpp"
+#include "kernels/core/mechanics.hpp"
 #include "kernels/core/specs.hpp"
 #include "kernels/state.hpp"
 
@@ -44,15 +49,22 @@ struct RungeKutta4 {
   static constexpr bool kExplicit = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
   static constexpr const char* kRequires =
-      "a separable model without constraints or external forces, or a body on a Lie group "
-      "(rigid_body_so3, kirchhoff_se3)";
+      "a (q, p) model without constraints (separable, Lagrangian or forced), or a body on a Lie "
+      "group (rigid_body_so3, kirchhoff_se3)";
 
   static RungeKutta4 from_options(const double*) { return {}; }
 
-  /// Separable (q, p) models, and Lie-group models through their ambient rates.
+  /// Unconstrained (q, p) models, and Lie-group models through their ambient rates.
   template <class M>
   static constexpr bool supports() {
-    return PlainSeparableModel<M> || LieGroupStateModel<M>;
+    return (PhaseModel<M> && !ConstrainedModel<M>) || LieGroupStateModel<M>;
+  }
+
+  /// The tangent map of the Lagrangian path differentiates phase_rates, itself forward AD of L:
+  /// compiled up to 2 dof, as for midpoint (kernels/integrators/protocol.hpp).
+  template <class M>
+  static constexpr bool tangent_affordable() {
+    return !LagrangianModel<M> || M::dof <= 2;
   }
 
   template <class M>
@@ -93,6 +105,41 @@ struct RungeKutta4 {
       s.p[i] += h6 * (kp1[i] + Real(2) * (kp2[i] + kp3[i]) + kp4[i]);
     }
     s.f = force(m, s.q);
+  }
+
+  /// The step of a non-separable or forced model on Hamilton's equations (phase_rates), from time
+  /// t. Phase::f is left untouched: no consumer reads it for such models (midpoint.hpp).
+  template <class M>
+  requires(PhaseModel<M> && !PlainSeparableModel<M>)
+      VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h, Real t) const {
+    constexpr int n = M::dof;
+    const Real hh = Real(0.5) * h;
+    const Real h6 = h / Real(6);
+    Vec<Real, n> kq1, kq2, kq3, kq4, kp1, kp2, kp3, kp4, q, p;
+    phase_rates(m, s.q, s.p, t, kq1, kp1);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      q[i] = s.q[i] + hh * kq1[i];
+      p[i] = s.p[i] + hh * kp1[i];
+    }
+    phase_rates(m, q, p, t + hh, kq2, kp2);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      q[i] = s.q[i] + hh * kq2[i];
+      p[i] = s.p[i] + hh * kp2[i];
+    }
+    phase_rates(m, q, p, t + hh, kq3, kp3);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      q[i] = s.q[i] + h * kq3[i];
+      p[i] = s.p[i] + h * kp3[i];
+    }
+    phase_rates(m, q, p, t + h, kq4, kp4);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      s.q[i] += h6 * (kq1[i] + Real(2) * (kq2[i] + kq3[i]) + kq4[i]);
+      s.p[i] += h6 * (kp1[i] + Real(2) * (kp2[i] + kp3[i]) + kp4[i]);
+    }
   }
 
   /// The ambient step of a Lie-group model: x = the stored components, x' = StateOps::rates.
