@@ -6,8 +6,9 @@
 ///
 /// t1, t2 the rod angles from the downward vertical, w1, w2 their rates. The mass matrix
 /// [[(m1+m2) l1^2, m2 l1 l2 cos(t1-t2)], [m2 l1 l2 cos(t1-t2), m2 l2^2]] depends on q (determinant
-/// m2 l1^2 l2^2 (m1 + m2 sin^2(t1-t2)) > 0), so only the implicit integrators' general path
-/// handles it; every derivative comes from forward AD of lagrangian(). The energy
+/// m2 l1^2 l2^2 (m1 + m2 sin^2(t1-t2)) > 0), so the implicit integrators' general path handles it
+/// (and rk4 on Hamilton's equations, as a control); every derivative comes from forward AD of
+/// lagrangian(). The energy
 /// H = p . v - L is conserved; no continuous symmetry, hence no momentum map. Chaotic at moderate
 /// energies (e.g. both rods released from 90 degrees).
 /// State (q0, q1, p0, p1) = (t1, t2, p1, p2), p = dL/dv. Parameters m1, m2 (bob masses, > 0),

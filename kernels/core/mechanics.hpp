@@ -9,8 +9,9 @@
 ///        V(q);
 ///    the explicit integrators need this kind (kernels/core/hamiltonian.hpp);
 ///  * Lagrangian: a general, possibly non-separable `lagrangian<T>(q, v)`, regular in v
-///    (d^2 L / dv^2 invertible). Only implicit integrators handle it; every derivative comes from
-///    forward-mode AD (kernels/core/dual.hpp) of the one templated function.
+///    (d^2 L / dv^2 invertible). The implicit integrators handle it, and rk4 on Hamilton's
+///    equations (phase_rates); every derivative comes from forward-mode AD (kernels/core/dual.hpp)
+///    of the one templated function.
 ///
 /// and may add, each detected by its presence:
 ///  * holonomic constraints: `static constexpr int kConstraints = m;` and

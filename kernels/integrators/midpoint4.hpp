@@ -12,9 +12,11 @@
 /// yoshida4.hpp). The composition is itself a Runge–Kutta method: the three-stage diagonally
 /// implicit one with b = (c1, c0, c1), a_ii = b_i / 2, a_ij = b_j for j < i, which satisfies b_i
 /// a_ij + b_j a_ji = b_i b_j — a symplectic (partitioned) Runge–Kutta method, and the variational
-/// integrator of the composed discrete Lagrangian (Marsden & West 2001, §2.5). Order 4, symplectic,
-/// symmetric; momentum maps of symmetries of L conserved (discrete Noether, to the Newton
-/// residual); energy error bounded, O(h^4), no drift.
+/// integrator of the composed discrete Lagrangian (Marsden & West 2001, §2.5). Order 4 and
+/// symmetric for every model it takes. Without forces (or with forces that derive from a
+/// time-dependent potential): symplectic, momentum maps of symmetries of L conserved (discrete
+/// Noether, to the Newton residual), energy error bounded, O(h^4), no drift. With damping the
+/// substeps are discrete Lagrange–d'Alembert steps, which contract phase volume as the flow does.
 ///
 /// Why it is here: the fourth-order reduced symplectic partitioned Runge–Kutta method (RSPRK) of
 /// Jalnapurkar, Leok, Marsden & West (seed 002, eqs. 16a–f) on a Routhian. With the group acting
