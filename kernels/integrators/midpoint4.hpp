@@ -97,8 +97,9 @@ struct Midpoint4 {
 #pragma unroll 1
 #endif
     for (int i = 0; i < 3; ++i) {
-      const Real h_sub = Real(i == 1 ? kC0 : kC1) * h;
-      residual = max_of(residual, substep.step(m, s, h_sub, t_sub));
+      const Real h_sub = (i == 1 ? Real(kC0) : Real(kC1)) * h;
+      // The substep's residual first: max_of(a, b) is a < b ? b : a, so a NaN there is kept.
+      residual = max_of(substep.step(m, s, h_sub, t_sub), residual);
       t_sub = t_sub + h_sub;
     }
     return residual;
