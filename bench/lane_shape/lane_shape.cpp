@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "../driver_arrays.hpp"
 #include "kernels/driver/advance.hpp"
 #include "kernels/integrators/blanes_moan6.hpp"
 #include "kernels/integrators/lobatto3.hpp"
@@ -63,23 +64,11 @@ double advance_on(long n, long steps, const std::vector<double>& s0, double h,
   const auto m_lanes = kernels::rebind_t<M, P>::from_params(pv.data());
   const auto step_lanes = kernels::rebind_t<I, P>::from_options(ov.data());
   constexpr int kDim = kernels::StateOps<M, Real>::kDim;
-  std::vector<Real> state(std::size_t(kDim) * n), e0(n), ee(n), j0(8 * n), je(n), res(n);
-  std::vector<std::int64_t> taken(n), crossings(n), recorded(n);
-  std::vector<std::int32_t> status(n), hits(n);
+  vigor_bench_util::DriverArrays<Real> arrays(n, kDim);
+  std::vector<Real>& state = arrays.state;
   for (long i = 0; i < n; ++i)
     for (int c = 0; c < kDim; ++c) state[c * n + i] = Real(s0[c] * (1 + 1e-3 * double(i % 7)));
-  kernels::EnsembleArrays<Real> a;
-  a.state = state.data();
-  a.energy0 = e0.data();
-  a.energy_error = ee.data();
-  a.momentum0 = j0.data();
-  a.momentum_error = je.data();
-  a.newton_residual = res.data();
-  a.step = taken.data();
-  a.status = status.data();
-  a.crossings = crossings.data();
-  a.recorded = recorded.data();
-  a.hit_count = hits.data();
+  const kernels::EnsembleArrays<Real> a = arrays.view();
   for (long i = 0; i < n; ++i) kernels::initial_energy(m, a, n, i);
   kernels::SegmentParams<Real> sp;
   sp.n = n;
