@@ -8,8 +8,8 @@
 /// where M_h is the midpoint step of L_d(q0, q1) = h L((q0 + q1)/2, (q1 - q0)/h) (Newton on the
 /// velocity, AD Jacobian: midpoint.hpp's general path), each substep from its own time (t, t + c1
 /// h, t + (c1 + c0) h) for forced models. The midpoint rule is symmetric of order 2, so the
-/// weights' conditions c0 + 2 c1 = 1 and c0^3 + 2 c1^3 = 0 give order 4 (Yoshida 1990, as in
-/// yoshida4.hpp). The composition is itself a Runge–Kutta method: the three-stage diagonally
+/// weights' conditions c0 + 2 c1 = 1 and c0^3 + 2 c1^3 = 0 give order 4 (Yoshida 1990;
+/// triple_jump.hpp). The composition is itself a Runge–Kutta method: the three-stage diagonally
 /// implicit one with b = (c1, c0, c1), a_ii = b_i / 2, a_ij = b_j for j < i, which satisfies b_i
 /// a_ij + b_j a_ji = b_i b_j — a symplectic (partitioned) Runge–Kutta method, and the variational
 /// integrator of the composed discrete Lagrangian (Marsden & West 2001, §2.5). Order 4 and
@@ -43,6 +43,7 @@
 #include "kernels/core/mechanics.hpp"
 #include "kernels/core/specs.hpp"
 #include "kernels/integrators/midpoint.hpp"
+#include "kernels/integrators/triple_jump.hpp"
 
 namespace vigor::kernels {
 
@@ -64,10 +65,6 @@ struct Midpoint4 {
       "a Lagrangian or forced (q, p) model without constraints (separable models: gauss, "
       "lobatto3 or yoshida4)";
   static constexpr std::array<ParamSpec, 0> kOptions{};
-
-  /// Outer weight 1/(2 - 2^{1/3}) and inner weight 1 - 2 c1 (30 digits, as in yoshida4.hpp).
-  static constexpr double kC1 = 1.35120719195965763404768780897;
-  static constexpr double kC0 = -1.70241438391931526809537561794;
 
   int newton_iterations = kNewtonIterations;
 
@@ -97,7 +94,7 @@ struct Midpoint4 {
 #pragma unroll 1
 #endif
     for (int i = 0; i < 3; ++i) {
-      const Real h_sub = (i == 1 ? Real(kC0) : Real(kC1)) * h;
+      const Real h_sub = (i == 1 ? Real(TripleJump::kInner) : Real(TripleJump::kOuter)) * h;
       // The substep's residual first: max_of(a, b) is a < b ? b : a, so a NaN there is kept.
       residual = max_of(substep.step(m, s, h_sub, t_sub), residual);
       t_sub = t_sub + h_sub;

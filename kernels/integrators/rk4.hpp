@@ -38,6 +38,30 @@
 
 namespace vigor::kernels {
 
+/// The classical tableau on x' = F(x, t) for N components, from x0 at time t over a step h: k1 =
+/// F(x0, t) is given (the separable step's force is cached), `rates(y, t, k)` sets k = F(y, t) at
+/// the other three stages. Returns x0 + (h/6)(k1 + 2 k2 + 2 k3 + k4). Written once for the three
+/// kinds of state below, which differ only in how they evaluate F.
+template <int N, class T, class Rates>
+VIGOR_HD VIGOR_INLINE Vec<T, N> rk4_tableau(const Vec<T, N>& x0, const Vec<T, N>& k1, T t, T h,
+                                            const Rates& rates) {
+  const T hh = T(0.5) * h;
+  const T h6 = h / T(6);
+  Vec<T, N> y, k2, k3, k4;
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) y[i] = x0[i] + hh * k1[i];
+  rates(y, t + hh, k2);
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) y[i] = x0[i] + hh * k2[i];
+  rates(y, t + hh, k3);
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) y[i] = x0[i] + h * k3[i];
+  rates(y, t + h, k4);
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) y[i] = x0[i] + h6 * (k1[i] + T(2) * (k2[i] + k3[i]) + k4[i]);
+  return y;
+}
+
 template <class Real>
 struct RungeKutta4 {
   static constexpr const char* kName = "rk4";
@@ -67,42 +91,35 @@ struct RungeKutta4 {
     return !LagrangianModel<M> || M::dof <= 2;
   }
 
+  /// The step of a separable model: x = (q, p), F = (M^-1 p, f(q)), k1's force the cached Phase::f.
   template <class M>
   VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h) const {
     constexpr int n = M::dof;
-    const Real hh = Real(0.5) * h;
-    const Real h6 = h / Real(6);
-    // Stage 1: k1 = (M^{-1} p_k, f(q_k)).
-    Vec<Real, n> kq1, kq2, kq3, kq4;
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) kq1[i] = m.inv_mass(i) * s.p[i];
-    const Vec<Real, n> kp1 = s.f;
-    // Stage 2 at y_k + (h/2) k1.
-    Vec<Real, n> y;
+    Vec<Real, 2 * n> x0, k1;
     VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
-      y[i] = s.q[i] + hh * kq1[i];
-      kq2[i] = m.inv_mass(i) * (s.p[i] + hh * kp1[i]);
+      x0[i] = s.q[i];
+      x0[n + i] = s.p[i];
+      k1[i] = m.inv_mass(i) * s.p[i];
+      k1[n + i] = s.f[i];
     }
-    const Vec<Real, n> kp2 = force(m, y);
-    // Stage 3 at y_k + (h/2) k2.
+    const auto rates = [&](const Vec<Real, 2 * n>& y, Real, Vec<Real, 2 * n>& k)
+                           VIGOR_LAMBDA_INLINE {
+                             Vec<Real, n> q;
+                             VIGOR_UNROLL
+                             for (int i = 0; i < n; ++i) q[i] = y[i];
+                             const Vec<Real, n> f = force(m, q);
+                             VIGOR_UNROLL
+                             for (int i = 0; i < n; ++i) {
+                               k[i] = m.inv_mass(i) * y[n + i];
+                               k[n + i] = f[i];
+                             }
+                           };
+    const Vec<Real, 2 * n> x = rk4_tableau(x0, k1, Real(0), h, rates);
     VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
-      y[i] = s.q[i] + hh * kq2[i];
-      kq3[i] = m.inv_mass(i) * (s.p[i] + hh * kp2[i]);
-    }
-    const Vec<Real, n> kp3 = force(m, y);
-    // Stage 4 at y_k + h k3.
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) {
-      y[i] = s.q[i] + h * kq3[i];
-      kq4[i] = m.inv_mass(i) * (s.p[i] + h * kp3[i]);
-    }
-    const Vec<Real, n> kp4 = force(m, y);
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) {
-      s.q[i] += h6 * (kq1[i] + Real(2) * (kq2[i] + kq3[i]) + kq4[i]);
-      s.p[i] += h6 * (kp1[i] + Real(2) * (kp2[i] + kp3[i]) + kp4[i]);
+      s.q[i] = x[i];
+      s.p[i] = x[n + i];
     }
     s.f = force(m, s.q);
   }
@@ -113,32 +130,33 @@ struct RungeKutta4 {
   requires(PhaseModel<M> && !PlainSeparableModel<M>)
       VIGOR_HD VIGOR_INLINE void step(const M& m, Phase<Real, M::dof>& s, Real h, Real t) const {
     constexpr int n = M::dof;
-    const Real hh = Real(0.5) * h;
-    const Real h6 = h / Real(6);
-    Vec<Real, n> kq1, kq2, kq3, kq4, kp1, kp2, kp3, kp4, q, p;
-    phase_rates(m, s.q, s.p, t, kq1, kp1);
+    const auto rates = [&](const Vec<Real, 2 * n>& y, Real time, Vec<Real, 2 * n>& k)
+                           VIGOR_LAMBDA_INLINE {
+                             Vec<Real, n> q, p, kq, kp;
+                             VIGOR_UNROLL
+                             for (int i = 0; i < n; ++i) {
+                               q[i] = y[i];
+                               p[i] = y[n + i];
+                             }
+                             phase_rates(m, q, p, time, kq, kp);
+                             VIGOR_UNROLL
+                             for (int i = 0; i < n; ++i) {
+                               k[i] = kq[i];
+                               k[n + i] = kp[i];
+                             }
+                           };
+    Vec<Real, 2 * n> x0, k1;
     VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
-      q[i] = s.q[i] + hh * kq1[i];
-      p[i] = s.p[i] + hh * kp1[i];
+      x0[i] = s.q[i];
+      x0[n + i] = s.p[i];
     }
-    phase_rates(m, q, p, t + hh, kq2, kp2);
+    rates(x0, t, k1);
+    const Vec<Real, 2 * n> x = rk4_tableau(x0, k1, t, h, rates);
     VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
-      q[i] = s.q[i] + hh * kq2[i];
-      p[i] = s.p[i] + hh * kp2[i];
-    }
-    phase_rates(m, q, p, t + hh, kq3, kp3);
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) {
-      q[i] = s.q[i] + h * kq3[i];
-      p[i] = s.p[i] + h * kp3[i];
-    }
-    phase_rates(m, q, p, t + h, kq4, kp4);
-    VIGOR_UNROLL
-    for (int i = 0; i < n; ++i) {
-      s.q[i] += h6 * (kq1[i] + Real(2) * (kq2[i] + kq3[i]) + kq4[i]);
-      s.p[i] += h6 * (kp1[i] + Real(2) * (kp2[i] + kp3[i]) + kp4[i]);
+      s.q[i] = x[i];
+      s.p[i] = x[n + i];
     }
   }
 
@@ -150,27 +168,16 @@ struct RungeKutta4 {
     using T = std::remove_cvref_t<decltype(s.Pi[0])>;
     using Ops = StateOps<M, T>;
     constexpr int N = Ops::kDim;
-    const T h = T(step_h);
-    const T hh = T(0.5) * h;
-    const T h6 = h / T(6);
-    Vec<T, N> x0, y, k1, k2, k3, k4;
+    const auto rates = [&](const Vec<T, N>& y, T, Vec<T, N>& k) VIGOR_LAMBDA_INLINE {
+      S at;
+      Vec<T, N> stored;
+      Ops::load(m, y.v, 1, at);
+      Ops::rates(m, at, T(0), stored, k);
+    };
+    Vec<T, N> x0, k1;
     Ops::rates(m, s, T(0), x0, k1);
-    S t;
-    VIGOR_UNROLL
-    for (int i = 0; i < N; ++i) y[i] = x0[i] + hh * k1[i];
-    Ops::load(m, y.v, 1, t);
-    Ops::rates(m, t, T(0), y, k2);
-    VIGOR_UNROLL
-    for (int i = 0; i < N; ++i) y[i] = x0[i] + hh * k2[i];
-    Ops::load(m, y.v, 1, t);
-    Ops::rates(m, t, T(0), y, k3);
-    VIGOR_UNROLL
-    for (int i = 0; i < N; ++i) y[i] = x0[i] + h * k3[i];
-    Ops::load(m, y.v, 1, t);
-    Ops::rates(m, t, T(0), y, k4);
-    VIGOR_UNROLL
-    for (int i = 0; i < N; ++i) y[i] = x0[i] + h6 * (k1[i] + T(2) * (k2[i] + k3[i]) + k4[i]);
-    Ops::load(m, y.v, 1, s);
+    const Vec<T, N> x = rk4_tableau(x0, k1, T(0), T(step_h), rates);
+    Ops::load(m, x.v, 1, s);
   }
 };
 

@@ -23,6 +23,7 @@
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/core/specs.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
+#include "kernels/integrators/triple_jump.hpp"
 
 namespace vigor::kernels {
 
@@ -38,10 +39,6 @@ struct Yoshida4 {
   static constexpr bool kCompensable = true;
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
-  /// Outer weight 1/(2 - 2^{1/3}) and inner weight 1 - 2 c1 (30 digits computed with mpmath).
-  static constexpr double kC1 = 1.35120719195965763404768780897;
-  static constexpr double kC0 = -1.70241438391931526809537561794;
-
   static Yoshida4 from_options(const double*) { return {}; }
 
   /// PS is a Phase of Real or of a dual number over it (a tangent-map step, kernels/tangent.hpp;
@@ -50,9 +47,9 @@ struct Yoshida4 {
   template <class M, class PS>
   VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     const StormerVerlet<Real> verlet{};
-    const Real h1 = Real(kC1) * h;
+    const Real h1 = Real(TripleJump::kOuter) * h;
     verlet.step(m, s, h1);
-    verlet.step(m, s, Real(kC0) * h);
+    verlet.step(m, s, Real(TripleJump::kInner) * h);
     verlet.step(m, s, h1);
   }
 };
