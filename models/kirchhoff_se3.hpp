@@ -38,7 +38,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "kernels/core/se3.hpp"
@@ -282,24 +281,7 @@ struct StateOps<models::KirchhoffSE3<R>, Real> {
   /// Host only (std::string): "" when B is a rotation (orthogonal to kRotationTolerance, det
   /// +1), else what is wrong, for the job checker's message.
   static std::string manifold_defect(const M&, const State& s) {
-    const double d = double(orthogonality_defect(s));
-    char buf[200];
-    if (!(d <= M::kRotationTolerance)) {
-      std::snprintf(buf, sizeof buf,
-                    "not a rotation: max |B^T B - I| is %.3g, above the tolerance %.3g (give an "
-                    "orthogonal attitude matrix B00..B22 with determinant +1)",
-                    d, M::kRotationTolerance);
-      return buf;
-    }
-    const double det = double(so3::determinant(s.B));
-    if (!(det > 0.0)) {
-      std::snprintf(buf, sizeof buf,
-                    "not a rotation: det B is %.3g (B is orthogonal but a reflection; flip the "
-                    "sign of one row)",
-                    det);
-      return buf;
-    }
-    return {};
+    return so3::rotation_defect(s.B, M::kRotationTolerance, 'B');
   }
 };
 
@@ -364,25 +346,13 @@ struct TangentOps<models::KirchhoffSE3<R>, Real> {
     Mat<Real, K> T;
     VIGOR_UNROLL
     for (int j = 0; j < K; ++j) {
-      Real A[3][3];
-      VIGOR_UNROLL
-      for (int a = 0; a < 3; ++a) {
-        VIGOR_UNROLL
-        for (int b = 0; b < 3; ++b) {
-          Real s = sd.B[0][a].v * sd.B[0][b].d[j];
-          VIGOR_UNROLL
-          for (int c = 1; c < 3; ++c) s += sd.B[c][a].v * sd.B[c][b].d[j];
-          A[a][b] = s;
-        }
-      }
-      T[0][j] = Real(0.5) * (A[2][1] - A[1][2]);
-      T[1][j] = Real(0.5) * (A[0][2] - A[2][0]);
-      T[2][j] = Real(0.5) * (A[1][0] - A[0][1]);
+      const Vec<Real, 3> w = so3::attitude_direction(sd.B, j);
       VIGOR_UNROLL
       for (int a = 0; a < 3; ++a) {
         Real u = sd.B[0][a].v * sd.x[0].d[j];
         VIGOR_UNROLL
         for (int c = 1; c < 3; ++c) u += sd.B[c][a].v * sd.x[c].d[j];
+        T[a][j] = w[a];
         T[3 + a][j] = u;
         T[6 + a][j] = sd.Pi[a].d[j];
         T[9 + a][j] = sd.P[a].d[j];
@@ -424,20 +394,9 @@ struct TangentOps<models::KirchhoffSE3<R>, Real> {
   /// Value x; direction j < 3 moves B along B hat(e_j), direction 3 + a moves x along B e_a
   /// (column a of B), direction 6 + a moves (Pi, P) along e_a.
   VIGOR_HD VIGOR_INLINE static void seed(const M&, const State& x, StateD& sd) {
+    so3::seed_attitude(x.B, sd.B);
     VIGOR_UNROLL
     for (int a = 0; a < 3; ++a) {
-      VIGOR_UNROLL
-      for (int b = 0; b < 3; ++b) {
-        sd.B[a][b] = D(x.B[a][b]);
-        // (B hat(e_j))_ab = sum_c B_ac hat(e_j)_cb.
-        VIGOR_UNROLL
-        for (int j = 0; j < 3; ++j) {
-          Vec<Real, 3> e = Vec<Real, 3>::filled(Real(0));
-          e[j] = Real(1);
-          const Mat<Real, 3> E = so3::hat(e);
-          sd.B[a][b].d[j] = x.B[a][0] * E[0][b] + x.B[a][1] * E[1][b] + x.B[a][2] * E[2][b];
-        }
-      }
       sd.x[a] = D(x.x[a]);
       VIGOR_UNROLL
       for (int b = 0; b < 3; ++b) sd.x[a].d[3 + b] = x.B[a][b];

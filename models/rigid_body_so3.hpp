@@ -24,7 +24,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "kernels/core/so3.hpp"
@@ -186,25 +185,7 @@ struct StateOps<models::RigidBodySO3<R>, Real> {
   /// Host only (std::string): "" when R is a rotation (orthogonal to kRotationTolerance, det
   /// +1), else what is wrong, for the job checker's message.
   static std::string manifold_defect(const M&, const State& s) {
-    const double d = double(orthogonality_defect(s));
-    char buf[200];
-    if (!(d <= M::kRotationTolerance)) {
-      std::snprintf(buf, sizeof buf,
-                    "not a rotation: max |R^T R - I| is %.3g, above the tolerance %.3g (give an "
-                    "orthogonal attitude matrix R00..R22 with determinant +1)",
-                    d, M::kRotationTolerance);
-      return buf;
-    }
-    // Orthogonal with det -1 is a reflection: no rotation reaches it.
-    const double det = double(so3::determinant(s.R));
-    if (!(det > 0.0)) {
-      std::snprintf(buf, sizeof buf,
-                    "not a rotation: det R is %.3g (R is orthogonal but a reflection; "
-                    "flip the sign of one row)",
-                    det);
-      return buf;
-    }
-    return {};
+    return so3::rotation_defect(s.R, M::kRotationTolerance, 'R');
   }
 };
 
@@ -263,20 +244,9 @@ struct TangentOps<models::RigidBodySO3<R>, Real> {
     Mat<Real, K> T;
     VIGOR_UNROLL
     for (int j = 0; j < K; ++j) {
-      Real A[3][3];
+      const Vec<Real, 3> xi = so3::attitude_direction(sd.R, j);
       VIGOR_UNROLL
-      for (int a = 0; a < 3; ++a) {
-        VIGOR_UNROLL
-        for (int b = 0; b < 3; ++b) {
-          Real s = sd.R[0][a].v * sd.R[0][b].d[j];
-          VIGOR_UNROLL
-          for (int c = 1; c < 3; ++c) s += sd.R[c][a].v * sd.R[c][b].d[j];
-          A[a][b] = s;
-        }
-      }
-      T[0][j] = Real(0.5) * (A[2][1] - A[1][2]);
-      T[1][j] = Real(0.5) * (A[0][2] - A[2][0]);
-      T[2][j] = Real(0.5) * (A[1][0] - A[0][1]);
+      for (int a = 0; a < 3; ++a) T[a][j] = xi[a];
       VIGOR_UNROLL
       for (int a = 0; a < 3; ++a) T[3 + a][j] = sd.Pi[a].d[j];
     }
@@ -307,20 +277,9 @@ struct TangentOps<models::RigidBodySO3<R>, Real> {
 
   /// Value x; direction j < 3 moves R along R hat(e_j), direction 3 + a moves m along e_a.
   VIGOR_HD VIGOR_INLINE static void seed(const M&, const State& x, StateD& sd) {
+    so3::seed_attitude(x.R, sd.R);
     VIGOR_UNROLL
     for (int a = 0; a < 3; ++a) {
-      VIGOR_UNROLL
-      for (int b = 0; b < 3; ++b) {
-        sd.R[a][b] = D(x.R[a][b]);
-        // (R hat(e_j))_ab = sum_c R_ac hat(e_j)_cb, hat(e_j)_cb = -eps_jcb.
-        VIGOR_UNROLL
-        for (int j = 0; j < 3; ++j) {
-          Vec<Real, 3> e = Vec<Real, 3>::filled(Real(0));
-          e[j] = Real(1);
-          const Mat<Real, 3> E = so3::hat(e);
-          sd.R[a][b].d[j] = x.R[a][0] * E[0][b] + x.R[a][1] * E[1][b] + x.R[a][2] * E[2][b];
-        }
-      }
       sd.Pi[a] = D(x.Pi[a]);
       sd.Pi[a].d[3 + a] = Real(1);
     }

@@ -18,6 +18,10 @@
 /// limit of the integrator (Euler's equations dPi/dt = Pi × Omega).
 #pragma once
 
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
 #include "arith.hpp"
 #include "config.hpp"
 #include "lu.hpp"
@@ -271,6 +275,75 @@ VIGOR_HD VIGOR_INLINE T determinant(const Mat3<T>& r) {
   return r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
          r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
          r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+}
+
+/// Host only: "" when r is a rotation (orthogonal to `tolerance`, det +1), else what is wrong,
+/// for the job checker's message; `name` is the matrix's letter (its components name00..name22).
+template <class T>
+std::string rotation_defect(const Mat3<T>& r, double tolerance, char name) {
+  const double d = double(orthogonality_defect(r));
+  char buf[200];
+  if (!(d <= tolerance)) {
+    std::snprintf(buf, sizeof buf,
+                  "not a rotation: max |%c^T %c - I| is %.3g, above the tolerance %.3g (give an "
+                  "orthogonal attitude matrix %c00..%c22 with determinant +1)",
+                  name, name, d, tolerance, name, name);
+    return buf;
+  }
+  // Orthogonal with det -1 is a reflection: no rotation reaches it.
+  const double det = double(determinant(r));
+  if (!(det > 0.0)) {
+    std::snprintf(buf, sizeof buf,
+                  "not a rotation: det %c is %.3g (%c is orthogonal but a reflection; flip the "
+                  "sign of one row)",
+                  name, det, name);
+    return buf;
+  }
+  return {};
+}
+
+/// An attitude r carried as dual numbers, seeded in the left-trivialised directions j = 0, 1, 2:
+/// value r, derivative r hat(e_j) ((r hat(e_j))_ab = sum_c r_ac hat(e_j)_cb). The tangent maps of
+/// the bodies on SO(3) and SE(3) start from it (models/rigid_body_so3.hpp, kirchhoff_se3.hpp).
+template <class T, class D>
+VIGOR_HD VIGOR_INLINE void seed_attitude(const Mat3<T>& r, Mat3<D>& rd) {
+  VIGOR_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    VIGOR_UNROLL
+    for (int b = 0; b < 3; ++b) {
+      rd[a][b] = D(r[a][b]);
+      VIGOR_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        Vec3<T> e = Vec3<T>::filled(T(0));
+        e[j] = T(1);
+        const Mat3<T> E = hat(e);
+        rd[a][b].d[j] = r[a][0] * E[0][b] + r[a][1] * E[1][b] + r[a][2] * E[2][b];
+      }
+    }
+  }
+}
+
+/// Direction j of a dual attitude, left-trivialised: the vee of the skew part of r^T dr_j (r^T dr
+/// is skew to first order on SO(3); the skew part discards the round-off off the group).
+template <class D>
+VIGOR_HD VIGOR_INLINE auto attitude_direction(const Mat3<D>& r, int j) {
+  using T = std::remove_cvref_t<decltype(r[0][0].v)>;
+  T A[3][3];
+  VIGOR_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    VIGOR_UNROLL
+    for (int b = 0; b < 3; ++b) {
+      T s = r[0][a].v * r[0][b].d[j];
+      VIGOR_UNROLL
+      for (int c = 1; c < 3; ++c) s += r[c][a].v * r[c][b].d[j];
+      A[a][b] = s;
+    }
+  }
+  Vec3<T> w;
+  w[0] = T(0.5) * (A[2][1] - A[1][2]);
+  w[1] = T(0.5) * (A[0][2] - A[2][0]);
+  w[2] = T(0.5) * (A[1][0] - A[0][1]);
+  return w;
 }
 
 }  // namespace vigor::kernels::so3
