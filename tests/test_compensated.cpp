@@ -278,8 +278,7 @@ TEST(CompensatedRuns, LanesSegmentsAndTheScalarPathGiveTheSameBits) {
   const host::Job one = henon_heiles_job(3000);
   const host::Job cut = henon_heiles_job(700);
   ASSERT_TRUE(one.integration.compensated);
-  const host::EngineResources r =
-      host::engine_resources(host::RunOptions{}, host::BackendKind::kCpu);
+  const host::EngineResources r = host::engine_resources(host::RunOptions{});
   auto lanes = host::make_engine(one.integration, r, host::BackendKind::kCpu);
   ASSERT_TRUE(lanes);
   EXPECT_GT(lanes->simd_lanes(), 1);
@@ -314,8 +313,7 @@ TEST(CompensatedRuns, AFloatRunsEnergyErrorShrinks) {
     std::string t = text;
     t.replace(t.find("COMP"), 4, c ? "true" : "false");
     const host::Job job = host::parse_job(t);
-    const host::EngineResources r =
-        host::engine_resources(host::RunOptions{}, host::BackendKind::kCpu);
+    const host::EngineResources r = host::engine_resources(host::RunOptions{});
     auto e = host::make_engine(job.integration, r, host::BackendKind::kCpu);
     const vigor_test::EngineRun run = vigor_test::run_engine(*e, job);
     for (double x : run.final.energy_error) emax[c] = std::max(emax[c], x);

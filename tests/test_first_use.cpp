@@ -93,7 +93,7 @@ TEST(FirstUse, ThePluginEngineGivesTheCompiledInBits) {
     "steps": 2000, "segment_steps": 700,
     "ensemble": {"random_box": {"lo": [-1, -1], "hi": [1, 1], "count": 13, "seed": 5}},
     "section": {"coordinate": "q0", "direction": "up"}, "output": {"dir": "unused"}})");
-  const EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
+  const EngineResources r = engine_resources(RunOptions{});
   auto compiled_in = make_engine(job.integration, r, BackendKind::kCpu);
   auto plugin = make_first_use_engine(job.integration, r, BackendKind::kCpu);
   ASSERT_TRUE(compiled_in && plugin);

@@ -104,8 +104,8 @@ struct Outcome {
 };
 
 Outcome run_cpu(const Job& job) {
-  std::unique_ptr<Engine> e = make_engine(
-      job.integration, engine_resources(RunOptions{}, BackendKind::kCpu), BackendKind::kCpu);
+  std::unique_ptr<Engine> e =
+      make_engine(job.integration, engine_resources(RunOptions{}), BackendKind::kCpu);
   e->upload(job.ensemble.state, job.ensemble.count);
   Outcome out;
   do e->launch(job.steps);
@@ -114,8 +114,8 @@ Outcome run_cpu(const Job& job) {
   return out;
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+template <class T, class A>
+bool same_bits(const std::vector<T, A>& a, const std::vector<T, A>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 

@@ -167,7 +167,7 @@ TEST(Run, RandomBoxRunsAreReproducible) {
 TEST(Run, SmallSectionBuffersLoseNothing) {
   const Job job = parse_job(kHenonHeilesJob);
   auto run_engine = [&](std::size_t budget) {
-    EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
+    EngineResources r = engine_resources(RunOptions{});
     r.hit_buffer_bytes = budget;
     auto e = make_engine(job.integration, r, BackendKind::kCpu);
     e->upload(job.ensemble.state, job.ensemble.count);

@@ -173,8 +173,7 @@ TEST(RunTangent, SimdLanesAgreeWithTheScalarTangentDriver) {
   opt.quiet = true;
   auto run = [&](bool simd) {
     const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, false);
-    auto engine =
-        make_engine(job.integration, engine_resources(opt, BackendKind::kCpu), BackendKind::kCpu);
+    auto engine = make_engine(job.integration, engine_resources(opt), BackendKind::kCpu);
     EXPECT_EQ(engine->simd_lanes() > 1, simd);
     return run_ensemble(job, opt, *engine, nullptr);
   };

@@ -56,7 +56,7 @@ std::unique_ptr<Engine> event_burst_engine(const Integration& s, const EngineRes
 Outcome run(const std::string& text, bool simd, std::size_t hit_budget = std::size_t(64) << 20,
             bool bursts = true, int event_burst = 0) {
   const Job job = parse_job(text);
-  EngineResources r = engine_resources(RunOptions{}, BackendKind::kCpu);
+  EngineResources r = engine_resources(RunOptions{});
   r.hit_buffer_bytes = hit_budget;
   const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/!simd, /*per_step=*/!bursts,
                                             event_burst);

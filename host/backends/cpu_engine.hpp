@@ -35,6 +35,7 @@
 #include "host/backends/engine.hpp"
 #include "host/backends/engine_common.hpp"
 #include "host/backends/ensemble_storage.hpp"
+#include "host/backends/uninitialized_vector.hpp"
 #include "kernels/driver/advance.hpp"
 #include "kernels/simd/pack_lanes.hpp"
 
@@ -300,7 +301,7 @@ class CpuEngine final : public Engine {
   using Setup = EngineSetup<M, I, Real>;
   std::unique_ptr<Setup> setup_;
   std::int64_t n_ = 0;
-  EnsembleStorage<Real, std::vector> store_;
+  EnsembleStorage<Real, std::vector, UninitializedVector> store_;
 };
 
 template <class M, class I, class Real, bool kEventBursts>

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "host/backends/uninitialized_vector.hpp"
+
 namespace vigor::host {
 
 enum class Precision { kDouble, kFloat };
@@ -66,8 +68,9 @@ struct EngineResources {
 /// Hits drained from the buffers, in trajectory order, chronological within a trajectory.
 struct HitBlock {
   int dim = 0;  ///< state components per hit
-  std::vector<std::int64_t> trajectory;
-  std::vector<double> values;  ///< (1 + dim) per hit: t, then the state
+  /// Sized by an engine's drain without zero-filling; the drain writes every element.
+  UninitializedVector<std::int64_t> trajectory;
+  UninitializedVector<double> values;  ///< (1 + dim) per hit: t, then the state
   void clear() {
     trajectory.clear();
     values.clear();

@@ -35,9 +35,13 @@ struct HostCopy {
   }
 };
 
-template <class Real, template <class...> class Vector>
+/// `HitVector` holds the section buffers: on the host an UninitializedVector, since the
+/// kernel writes a slot before a drain reads it and only the slots it wrote are read.
+template <class Real, template <class...> class Vector,
+          template <class...> class HitVector = Vector>
 struct EnsembleStorage {
-  Vector<Real> state, energy0, energy_error, momentum0, momentum_error, newton_residual, hits;
+  Vector<Real> state, energy0, energy_error, momentum0, momentum_error, newton_residual;
+  HitVector<Real> hits;
   Vector<std::int64_t> step, crossings, recorded;
   Vector<std::int32_t> status, hit_count;
   Vector<Real> tangent, tangent_acc, tangent_out, state0;  ///< empty without tangent maps
@@ -45,7 +49,7 @@ struct EnsembleStorage {
 
   /// Size every array for n trajectories of `dim` components, `maps` momentum-map components and
   /// `capacity` hit slots each, and reset the per-trajectory counters (the state is left to the
-  /// caller to fill).
+  /// caller to fill, the hit slots to the kernel).
   void allocate(std::int64_t n, int dim, int maps, int capacity) {
     const auto un = std::size_t(n);
     state.resize(un * std::size_t(dim));

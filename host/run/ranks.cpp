@@ -2,7 +2,9 @@
 /// @brief The exchanges between MPI ranks of host/run/ranks.hpp.
 #include "host/run/ranks.hpp"
 
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "host/run/slots.hpp"
 
@@ -71,14 +73,16 @@ void deliver(const HitBlock& block, const HitSink& sink, std::int64_t& delivered
     if (sink && !block.trajectory.empty()) sink(block);
     return;
   }
-  const auto ids = comm::gather_parts(block.trajectory);
-  const auto values = comm::gather_parts(block.values);
+  const auto ids = comm::gather_parts(
+      std::vector<std::int64_t>(block.trajectory.begin(), block.trajectory.end()));
+  const auto values =
+      comm::gather_parts(std::vector<double>(block.values.begin(), block.values.end()));
   if (!comm::root()) return;
   HitBlock b;
   b.dim = block.dim;
   for (std::size_t r = 0; r < ids.size(); ++r) {
-    b.trajectory = ids[r];
-    b.values = values[r];
+    b.trajectory.assign(ids[r].begin(), ids[r].end());
+    b.values.assign(values[r].begin(), values[r].end());
     delivered += std::int64_t(b.trajectory.size());
     if (sink && !b.trajectory.empty()) sink(b);
   }

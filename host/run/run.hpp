@@ -54,12 +54,9 @@ struct Checkpointing {
   std::filesystem::path scratch;
 };
 
-/// Section-buffer bytes of a CPU engine (EngineResources' default is sized for GPUs).
-inline constexpr std::size_t kCpuHitBufferBytes = std::size_t(32) << 20;
-
-/// What the run gives an engine on `backend`: the threads, and the section-buffer budget of the
-/// backend (kCpu: kCpuHitBufferBytes) and of the memory limit.
-EngineResources engine_resources(const RunOptions& options, BackendKind backend);
+/// What the run gives an engine: the threads, and the section-buffer budget (EngineResources'
+/// default, at most an eighth of the memory limit).
+EngineResources engine_resources(const RunOptions& options);
 
 /// Resolve the job's backend and build its engine; nothing is uploaded or written. Throws
 /// std::runtime_error on a runtime failure (no device).

@@ -52,10 +52,9 @@ std::int64_t plan_chunk_size(const Job& job, const RunOptions& options, Engine& 
   // every trajectory gets however small the budget (twice: buffers and their compaction).
   per += 16;
   if (job.has_section()) per += 2 * std::size_t(dim + 1) * real_bytes;
-  // The section buffers take at most their byte budget, twice on a GPU (buffers + compaction).
-  const BackendKind backend =
-      engine.backend_name() == "cpu" ? BackendKind::kCpu : BackendKind::kCuda;
-  const std::size_t fixed = 2 * engine_resources(options, backend).hit_buffer_bytes;
+  // The section buffers take at most their byte budget, twice (buffers, and their compaction on a
+  // GPU or the drained block on the CPU).
+  const std::size_t fixed = 2 * engine_resources(options).hit_buffer_bytes;
   return chunk_size_for(local_n, budget, per, fixed);
 }
 
@@ -292,16 +291,13 @@ class SegmentLoop {
 
 }  // namespace
 
-EngineResources engine_resources(const RunOptions& options, BackendKind backend) {
+EngineResources engine_resources(const RunOptions& options) {
   EngineResources r;
   r.threads = options.threads;
   r.node_rank = comm::node_local_rank();
-  // On the CPU the buffers are host memory the kernels write as trajectories cross: a quarter
-  // GiB of them costs its page faults and zeroing in every run (docs/performance.md), while a
-  // relaunch after a full buffer costs little; GPUs keep the large buffers, which save whole
-  // relaunches and drains.
-  if (backend == BackendKind::kCpu)
-    r.hit_buffer_bytes = std::min(r.hit_buffer_bytes, kCpuHitBufferBytes);
+  // Both backends take the default budget: on the CPU the buffers are allocated without being
+  // zero-filled, so only the slots the kernel writes are ever paged in, and the larger budget
+  // saves relaunches (docs/performance.md, "The section buffers without zero-filling").
   // Under a memory limit the section buffers take at most an eighth of it.
   if (options.memory_limit > 0)
     r.hit_buffer_bytes = std::min(r.hit_buffer_bytes, options.memory_limit / 8);
@@ -310,7 +306,7 @@ EngineResources engine_resources(const RunOptions& options, BackendKind backend)
 
 std::unique_ptr<Engine> build_engine(const Job& job, const RunOptions& options) {
   const BackendKind backend = resolve_backend(job.backend);
-  return make_engine(job.integration, engine_resources(options, backend), backend);
+  return make_engine(job.integration, engine_resources(options), backend);
 }
 
 RunResult run_ensemble(const Job& job, const RunOptions& options, Engine& engine,
