@@ -160,6 +160,38 @@ TEST(Simd, ForcedModelCrossingsMatchTheScalarPath) {
   EXPECT_GT(simd.hits.size(), 100u);
 }
 
+TEST(Simd, ConstrainedModelCrossingsMatchTheScalarPathAndLieOnTheManifold) {
+  // Constrained models locate a pack's queued crossings one by one on the scalar model
+  // (PendingCrossings::locate_one_by_one). GCC 12.2 at -O2 once dropped that call in FP32, so
+  // the hits' slots were counted but never written: the results held whatever the buffer held.
+  // Each hit must equal the scalar path's and lie on the plane (x = 0 exactly: the locator pins
+  // it) and on the rod's sphere |q| = 1 to RATTLE's Newton residual, ~10 ulp of the precision.
+  for (const std::string precision : {"float", "double"})
+    for (const std::string integrator : {"rattle", "shake", "midpoint"}) {
+      SCOPED_TRACE(integrator + " / " + precision);
+      const std::string job = R"({
+        "model": {"name": "pendulum_cartesian"}, "integrator": {"name": ")" +
+                              integrator +
+                              R"(", "dt": 0.01},
+        "steps": 3000, "segment_steps": 1000, "precision": ")" +
+                              precision + R"(",
+        "ensemble": {"states": [[1, 0, 0, 0.5], [0, -1, 1.0, 0], [0.6, -0.8, 0.4, 0.3]]},
+        "section": {"coordinate": "q0", "direction": "both"}, "output": {"dir": "unused"}})";
+      const Outcome simd = run(job, true);
+      EXPECT_GT(simd.lanes, 1);
+      expect_identical(simd, run(job, false), 3);
+      ASSERT_GE(simd.hits.size(), 12u);
+      const double tol = precision == "float" ? 1e-5 : 1e-12;
+      for (std::size_t k = 0; k < simd.hits.size(); ++k) {
+        const double* h = &simd.hits.values[k * 5];  // t, x, y, p_x, p_y
+        EXPECT_GT(h[0], 0.0);
+        EXPECT_LE(h[0], 30.0);
+        EXPECT_EQ(h[1], 0.0);
+        EXPECT_NEAR(std::hypot(h[1], h[2]), 1.0, tol) << "hit " << k;
+      }
+    }
+}
+
 TEST(Simd, NonFiniteLanesFreezeLikeTheScalarPath) {
   // Hénon–Heiles far above the escape energy without an escape radius: orbits run off to
   // infinity and produce non-finite energies at different steps.

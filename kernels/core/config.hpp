@@ -24,6 +24,16 @@
 #define VIGOR_NOINLINE __attribute__((noinline))
 #endif
 
+// A host function that interprocedural analysis must treat as opaque: GCC 12.2's IPA mod/ref
+// analysis removed the call that locates and writes a CPU pack's queued crossings of constrained
+// models in FP32 (kernels::PendingCrossings; docs/building.md), with the hits never written.
+// noipa keeps the call and the function out of line; other compilers get noinline.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define VIGOR_NOIPA __attribute__((noipa))
+#else
+#define VIGOR_NOIPA VIGOR_NOINLINE
+#endif
+
 // The driver's per-sub-block lambdas must be inlined on the CPU for the SIMD packs they touch to
 // stay in registers (GCC does not always inline a lambda called once per sub-block); device code
 // inlines them anyway.

@@ -217,10 +217,12 @@ struct PendingCrossings {
   }
 
   // The field of a constrained (or non-separable) model goes through nested dual numbers, which
-  // on a Pack made a single model's translation unit compile for over half an hour.
+  // on a Pack made a single model's translation unit compile for over half an hour. VIGOR_NOIPA:
+  // GCC 12.2 at -O2 dropped the call to this function from flush for constrained models in FP32
+  // (the hits were never written; docs/building.md). tests/test_simd.cpp holds it.
   template <class MS, class IS>
-  void locate_one_by_one(const MS& ms, const IS& is, const EnsembleArrays<T>& a,
-                         const SegmentParams<T>& sp) {
+  VIGOR_NOIPA void locate_one_by_one(const MS& ms, const IS& is, const EnsembleArrays<T>& a,
+                                     const SegmentParams<T>& sp) {
     const T h = sp.h;
     for (int j = 0; j < n; ++j) {
       Phase<T, d> s0, s1;
