@@ -242,9 +242,9 @@ TEST(RunImplicit, SimdLanesMatchTheScalarPathBitForBit) {
        0.02,
        {{1.5, 0, 0, 0, 0.7, 0.4}, {1.2, 0.3, 0.1, -0.2, 0.8, 0.3}}},
   };
-  // FP32 too: RATTLE and SHAKE take FP32 blocks as sub-blocks of one register, as do implicit steps
-  // on the J2 satellite (kernels::lane_sub_blocks), the other steps one pack of the block's
-  // registers.
+  // FP32 too. Implicit steps on the J2 satellite take sub-blocks of one register
+  // (kernels::lane_sub_blocks), the other steps one pack of the block's registers; RATTLE and
+  // SHAKE call their step out of line (kernels::integrator_step_out_of_line).
   for (const Precision precision : {Precision::kDouble, Precision::kFloat})
     for (const Case& c : cases) {
       SCOPED_TRACE(c.model + " / " + c.integrator +

@@ -548,8 +548,13 @@ VIGOR_HD inline void advance_lanes(const MP& mp, const MS& ms, const IP& ip, con
             take_tangent_step<TOps>(ip, mp, sd, hp, L::template step_times<MP>(r.k0, valid, it, h));
         L::template primal<TOps>(sd, x);
       } else {
-        residual =
-            take_step(ip, mp, x, hp, L::template step_times<MP>(r.k0 + sh, valid - sh, it, h));
+        const P t_step = L::template step_times<MP>(r.k0 + sh, valid - sh, it, h);
+#if !VIGOR_DEVICE_PASS
+        if constexpr (integrator_step_out_of_line<IP> && !std::is_same_v<P, T>)
+          residual = take_step_out_of_line(ip, mp, x, hp, t_step);
+        else
+#endif
+          residual = take_step(ip, mp, x, hp, t_step);
       }
       const Bits due_sub = (due >> sh) & L::kSub;
       P de(T(0));

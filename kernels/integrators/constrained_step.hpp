@@ -148,24 +148,16 @@ struct ConstrainedSplittingTraits {
   static constexpr bool kExplicit = false;
   static constexpr bool kLaneSafe = true;
   static constexpr int kNewtonIterations = 4;
+  /// On the CPU lanes the step is called out of line (integrator_step_out_of_line): inlined into
+  /// the driver, the constraint Jacobian's duals (K + 1 numbers of a block's registers each) went
+  /// through memory.
+  static constexpr bool kStepOutOfLine = true;
   static constexpr const char* kRequires = "a separable model with holonomic constraints";
   static constexpr std::array<ParamSpec, 0> kOptions{};
 
   template <class M>
   static constexpr bool supports() {
     return ConstrainedSeparableModel<M>;
-  }
-  /// On the CPU lanes: one register per sub-block where a pack of a block's registers side by
-  /// side sends the constraint Jacobian's duals (K + 1 packs of two registers each) through
-  /// memory: FP32 blocks, and with AVX-512 FP64 blocks too. FP64 on AVX2 keeps one pack, which
-  /// is faster there (bench/lane_shape; docs/performance.md).
-  template <class Real>
-  static constexpr bool register_sub_blocks() {
-#if defined(__AVX512F__)
-    return true;
-#else
-    return std::is_same_v<Real, float>;
-#endif
   }
 };
 

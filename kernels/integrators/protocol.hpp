@@ -14,7 +14,8 @@
 /// unconstrained, unforced models — what explicit splitting handles), `kRequires` (a phrase for
 /// the error message when a job pairs it with another model), `kLaneSafe` (default true: the
 /// step has no data-dependent branch, so it runs on Pack lanes; see kernels/simd/), and, when
-/// implicit, `kNewtonIterations` (the documented default) and a member `int newton_iterations`.
+/// implicit, `kNewtonIterations` (the documented default) and a member `int newton_iterations`,
+/// and `kStepOutOfLine` (default false: the CPU lanes inline the step into the driver).
 #pragma once
 
 #include <concepts>
@@ -81,19 +82,21 @@ inline constexpr int default_newton_iterations = [] {
 template <class I>
 inline constexpr bool integrator_solves = default_newton_iterations<I> > 0;
 
-/// Whether the CPU lanes take the step on sub-blocks of one register each, stepped in turn
-/// (kernels::advance_lanes), rather than on one pack of a block's registers side by side.
-/// Explicit steps do. Implicit ones keep one pack, since a step of Newton iterations outlasts the
-/// core's out-of-order window and sub-blocks taken in turn no longer overlap, unless they declare
-/// `template <class Real> static constexpr bool register_sub_blocks()` (docs/performance.md).
-template <class I, class Real>
-inline constexpr bool integrator_register_sub_blocks = [] {
-  if constexpr (requires {
-                  { I::template register_sub_blocks<Real>() } -> std::convertible_to<bool>;
-                })
-    return bool(I::template register_sub_blocks<Real>());
+/// Whether the CPU lanes call the step as a function of its own rather than inlining it into the
+/// segment driver: integrators whose step holds many numbers at once declare
+/// `static constexpr bool kStepOutOfLine = true`. Inlined, such a step shares the register
+/// allocation of the driver's loop, whose state, counters and event bookkeeping stay live across
+/// it, and the compiler kept the step's temporaries on the stack (RATTLE's constraint-Jacobian
+/// duals, copied by memcpy calls); in a function of its own they stay in registers, and the call
+/// costs little beside a step of Newton iterations. Cheap implicit steps lose by it (Newmark),
+/// so it is a choice per integrator (bench/lane_shape; docs/performance.md). GPU threads always
+/// inline.
+template <class I>
+inline constexpr bool integrator_step_out_of_line = [] {
+  if constexpr (requires { I::kStepOutOfLine; })
+    return bool(I::kStepOutOfLine);
   else
-    return !integrator_solves<I>;
+    return false;
 }();
 
 /// Whether the integrator's step adds its increments to the state with add_to_q and add_to_p or
@@ -141,5 +144,13 @@ VIGOR_HD VIGOR_INLINE Real take_step(const I& integrator, const M& m, S& s, Real
     return Real(0);
   }
 }
+
+#if !VIGOR_DEVICE_PASS
+/// take_step as a function of its own, for the CPU lanes (integrator_step_out_of_line).
+template <class I, class M, class S, class Real>
+VIGOR_NOINLINE Real take_step_out_of_line(const I& integrator, const M& m, S& s, Real h, Real t) {
+  return take_step(integrator, m, s, h, t);
+}
+#endif
 
 }  // namespace vigor::kernels

@@ -408,15 +408,18 @@ inline constexpr bool nested_hessian_fills_registers = [] {
 }();
 
 /// Whether the CPU takes a block of pair (I, M) as sub-blocks of one register rather than one pack
-/// of the block's registers side by side: explicit steps and the integrators that ask
-/// (integrator_register_sub_blocks), and implicit steps whose nested-dual Hessian would not fit.
-/// bench/lane_shape, AVX-512, one pack against sub-blocks (docs/performance.md): the J2 satellite
-/// (3 dof, 16 packs per Hessian number) ran midpoint 1.5x (FP32) and 3.5x (FP64) faster on
-/// sub-blocks, Lobatto IIIA-IIIB 3.3-3.4x, Newmark 1.8x; Kepler and the pendulum (9 and 4 packs)
-/// and Hénon–Heiles (its own Hessian) ran 0.7-0.9x, so they keep one pack.
+/// of the block's registers side by side: explicit steps, and implicit steps inlined into the
+/// driver whose nested-dual Hessian would not fit. Other implicit steps keep one pack: a step of
+/// Newton iterations outlasts the core's out-of-order window, so sub-blocks taken in turn would
+/// no longer overlap. bench/lane_shape, AVX-512, one pack against
+/// sub-blocks (docs/performance.md): the J2 satellite (3 dof, 16 packs per Hessian number) ran
+/// midpoint 1.5x (FP32) and 3.5x (FP64) faster on sub-blocks, Lobatto IIIA-IIIB 3.3-3.4x, Newmark
+/// 1.8x; Kepler and the pendulum (9 and 4 packs) and Hénon–Heiles (its own Hessian) ran 0.7-0.9x,
+/// so they keep one pack. A step called out of line (RATTLE, SHAKE) has the registers to itself
+/// and keeps one pack: 1.2-1.4x faster than sub-blocks on AVX-512 and AVX2.
 template <class I, class M, class Real>
-inline constexpr bool lane_sub_blocks = integrator_register_sub_blocks<I, Real> ||
-                                        (integrator_solves<I> &&
-                                         nested_hessian_fills_registers<M, Real>);
+inline constexpr bool lane_sub_blocks =
+    !integrator_solves<I> ||
+    (!integrator_step_out_of_line<I> && nested_hessian_fills_registers<M, Real>);
 
 }  // namespace vigor::kernels
