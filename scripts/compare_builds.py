@@ -212,11 +212,12 @@ def plane_hit_problems(job, out_dir):
         return []
     lines = f.read_text().splitlines()
     header = lines[0].split(",")
-    col, value = header.index(sec["coordinate"]), float(sec.get("value", 0.0))
+    col, t_col = header.index(sec["coordinate"]), header.index("t")
+    value = float(sec.get("value", 0.0))
     t_end = job["steps"] * job["integrator"]["dt"] * (1 + 1e-6)
     for n, line in enumerate(lines[1:], start=2):
         cells = line.split(",")
-        t, x = float(cells[header.index("t")]), float(cells[col])
+        t, x = float(cells[t_col]), float(cells[col])
         if x != value or not 0 <= t <= t_end:
             return [f"sections.csv line {n}: t = {t}, {sec['coordinate']} = {x} (plane at {value})"]
     return []
