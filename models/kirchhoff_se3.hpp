@@ -55,6 +55,9 @@ struct KirchhoffSE3 {
       "attitude B, position x, body momenta Pi and P";
   static constexpr int dof = 6;
   static constexpr bool kLieGroupSE3 = true;  ///< the tag variational_euler_se3 looks for
+  /// Runs in the CPU's SIMD lanes (kernels::model_on_lanes): the state, its operations and both
+  /// charts' steps are plain arithmetic, selects and vigor's own sincos, with no branch on values.
+  static constexpr bool kSimdLanes = true;
   static constexpr std::array<kernels::ParamSpec, 6> kParams{{
       {"I1", 0.1253259217415516, kernels::Rule::kPositive,
        "moment of inertia about body axis 1, body plus added (fluid)"},

@@ -40,6 +40,9 @@ struct RigidBodySO3 {
       "free rigid body on SO(3): attitude R and body momentum Pi, H = Pi^T I^-1 Pi / 2";
   static constexpr int dof = 3;
   static constexpr bool kLieGroupSO3 = true;  ///< the tag variational_euler_so3 looks for
+  /// Runs in the CPU's SIMD lanes (kernels::model_on_lanes): the state, its operations and both
+  /// charts' steps are plain arithmetic, selects and vigor's own sincos, with no branch on values.
+  static constexpr bool kSimdLanes = true;
   static constexpr std::array<kernels::ParamSpec, 3> kParams{{
       {"I1", 2.0, kernels::Rule::kPositive, "principal moment of inertia about body axis 1"},
       {"I2", 1.0, kernels::Rule::kPositive, "principal moment of inertia about body axis 2"},

@@ -9,11 +9,12 @@
 /// states must agree bit for bit (every lane computes what a one-lane run computes). Only the
 /// driver and the step are timed: no engine, no threads, no output.
 ///
-/// Then the bursts' block shape (kernels::burst_block_lanes): explicit steps with nothing tested
-/// between conservation checks (the bare kernel), in blocks of block_lanes() against
-/// burst_block_lanes() lanes, both as sub-blocks of one register: Hénon–Heiles, whose q, p and
-/// force fit the registers four times over, and the outer solar system, whose one sub-block
-/// spills already. Build and run (build.sh):
+/// The rigid body on SO(3) is timed on the scalar lanes too (one trajectory at a time), against
+/// which its lanes are new. Then the bursts' block shape (kernels::burst_block_lanes): explicit
+/// steps with nothing tested between conservation checks (the bare kernel), in blocks of
+/// block_lanes() against burst_block_lanes() lanes, both as sub-blocks of one register:
+/// Hénon–Heiles, whose q, p and force fit the registers four times over, and the outer solar
+/// system, whose one sub-block spills already. Build and run (build.sh):
 ///
 ///   bash bench/lane_shape/build.sh . lane_shape && ./lane_shape
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "kernels/integrators/rattle.hpp"
 #include "kernels/integrators/shake.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
+#include "kernels/integrators/variational_euler_so3.hpp"
 #include "kernels/simd/pack_lanes.hpp"
 #include "models/double_spherical_pendulum.hpp"
 #include "models/henon_heiles.hpp"
@@ -37,6 +39,7 @@
 #include "models/kepler.hpp"
 #include "models/outer_solar_system.hpp"
 #include "models/pendulum.hpp"
+#include "models/rigid_body_so3.hpp"
 
 namespace {
 
@@ -101,6 +104,30 @@ void compare(const char* name, const std::vector<double>& s0, double h, long ste
               t1 / t2, x1 == x2 ? "same bits" : "BITS DIFFER", chosen ? "sub-blocks" : "one pack");
 }
 
+/// The SIMD lanes against one trajectory at a time on the scalar lanes (as a GPU thread runs it,
+/// and as the CPU ran the pairs without lanes): both shapes of the lanes, best of three each.
+template <template <class> class MT, template <class> class IT, class Real>
+void compare_with_scalar(const char* name, const std::vector<double>& s0, double h, long steps) {
+  constexpr int kBlock = kernels::block_lanes<Real>(), kNative = kernels::native_lanes<Real>();
+  using OnePack = kernels::PackLanes<Real, kBlock, 1>;
+  using SubBlocks = kernels::PackLanes<Real, kNative, kBlock / kNative>;
+  using Scalar = kernels::ScalarLanes<Real>;
+  std::vector<Real> x0, x1, x2;
+  double t0 = 1e30, t1 = 1e30, t2 = 1e30;
+  for (int r = 0; r < 3; ++r) {
+    t0 = std::min(t0, advance_on<MT, IT, Real, Scalar>(512, steps, s0, h, x0));
+    t1 = std::min(t1, advance_on<MT, IT, Real, OnePack>(512, steps, s0, h, x1));
+    t2 = std::min(t2, advance_on<MT, IT, Real, SubBlocks>(512, steps, s0, h, x2));
+  }
+  const bool chosen = kernels::lane_sub_blocks<IT<Real>, MT<Real>, Real>;
+  std::printf(
+      "%-26s %s  scalar: %.3f s  one pack of %2d: %.3f s (x%.2f)  %d x %2d: %.3f s (x%.2f)  %s  "
+      "engine: %s\n",
+      name, sizeof(Real) == 4 ? "FP32" : "FP64", t0, kBlock, t1, t0 / t1, kBlock / kNative, kNative,
+      t2, t0 / t2, x0 == x1 && x0 == x2 ? "same bits" : "BITS DIFFER",
+      chosen ? "sub-blocks" : "one pack");
+}
+
 /// Bare explicit steps in blocks of block_lanes() and of burst_block_lanes() lanes (sub-blocks of
 /// one register), best of five, interleaved; what the engine picks for the model.
 template <template <class> class MT, template <class> class IT, class Real>
@@ -158,6 +185,14 @@ void all_pairs() {
   compare<models::Kepler, kernels::Midpoint, Real>("midpoint, Kepler", kep, 1e-2, 20000);
   compare<models::Kepler, kernels::LobattoIIIAB3, Real>("Lobatto, Kepler", kep, 1e-2, 20000);
   compare<models::Kepler, kernels::Newmark, Real>("Newmark, Kepler", kep, 1e-2, 20000);
+  // The rigid body on SO(3): R and Pi, Newton on the body velocity (Cayley: its own Jacobian;
+  // exponential chart: forward AD, Dual<Real, 3>).
+  const auto b = models::RigidBodySO3<double>::reference_state();
+  const std::vector<double> body(b.begin(), b.end());
+  compare_with_scalar<models::RigidBodySO3, kernels::VariationalEulerSO3, Real>(
+      "var. Euler (Cayley), SO(3)", body, 1e-2, 20000);
+  compare_with_scalar<models::RigidBodySO3, kernels::VariationalEulerSO3Exp, Real>(
+      "var. Euler (exp), SO(3)", body, 1e-2, 20000);
 }
 
 }  // namespace

@@ -889,8 +889,7 @@ def entry_kirchhoff(r, fig_dir):
         + ", ".join(f"{o:.0e}" for o in offset)
         + " at the three steps (the Newton iteration on the partial step converges more slowly for the staggered "
         "momenta of the Lie-group schemes). Run times (h = 0.0125, 0.025, 0.05): "
-        f"variational Euler {wall_of(runs[0])}, RK4 {wall_of(runs[1])} (scalar CPU path: the Lie-group steps "
-        "have no SIMD lanes)."
+        f"variational Euler {wall_of(runs[0])}, RK4 {wall_of(runs[1])}."
     )
     flat = [x for row_runs in runs for x in row_runs]
     return Entry("kirchhoff", "Rigid body in ideal fluid: Poincaré sections on SE(3) (Bou-Rabee)", png, text,

@@ -52,20 +52,21 @@ class CpuEngine final : public Engine {
  public:
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
   static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
-  /// Lanes need a separable (q, p) model and a step without data-dependent branches. Other pairs
-  /// run one trajectory at a time on the scalar lanes: the rigid body on SO(3) has no Phase, and
-  /// a general Lagrangian's nested-dual Jacobians on 16-lane packs would spill registers and
-  /// multiply compile time for little gain.
-  static constexpr bool kSimd = kernels::SeparableModel<M> && kernels::integrator_lane_safe<I>;
+  /// Lanes need a model written for packs (kernels::model_on_lanes: a separable (q, p) model, or
+  /// a Lie-group body that says so) and a step without data-dependent branches. Other pairs run
+  /// one trajectory at a time on the scalar lanes: a general Lagrangian's nested-dual Jacobians on
+  /// 16-lane packs would spill registers and multiply compile time for little gain.
+  static constexpr bool kSimd = kernels::model_on_lanes<M> && kernels::integrator_lane_safe<I>;
   /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
   /// defects they measure, and the instantiations double the build time.
   static constexpr bool kTangent = kernels::tangent_built<I, M> && std::is_same_v<Real, double>;
   /// The integrator of the tangent-map step (kernels::tangent_integrator_t).
   using TangentStep = kernels::tangent_integrator_t<I, M, Real>;
   /// Tangent maps in lanes too when the plain step takes a dual state (the explicit splitting
-  /// schemes); implicit steps on duals of packs stay scalar.
-  static constexpr bool kSimdTangent =
-      kSimd && kTangent && !kernels::is_dual_v<kernels::real_t<TangentStep>>;
+  /// schemes) of a (q, p) model; implicit steps on duals of packs and the Lie-group bodies'
+  /// tangent maps stay scalar.
+  static constexpr bool kSimdTangent = kSimd && kernels::SeparableModel<M> && kTangent &&
+                                       !kernels::is_dual_v<kernels::real_t<TangentStep>>;
   /// The scalar lanes of a plain and of a tangent run: a run's path where the pair has no lanes
   /// for it, else only the tests' reference (kScalarReference).
   static constexpr bool kScalarPlain = !kSimd || kScalarReference;

@@ -209,19 +209,20 @@ struct Dual {
     return Real(s) / a;
   }
 
-  // Comparisons look at values only: branches in model code follow the primal computation.
-  VIGOR_HD VIGOR_INLINE friend bool operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator==(const Dual& a, const Real& b) { return a.v == b; }
-  VIGOR_HD VIGOR_INLINE friend bool operator!=(const Dual& a, const Real& b) { return a.v != b; }
-  VIGOR_HD VIGOR_INLINE friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator<(const Dual& a, const Real& b) { return a.v < b; }
-  VIGOR_HD VIGOR_INLINE friend bool operator>(const Dual& a, const Real& b) { return a.v > b; }
-  VIGOR_HD VIGOR_INLINE friend bool operator<(const Real& a, const Dual& b) { return a < b.v; }
-  VIGOR_HD VIGOR_INLINE friend bool operator>(const Real& a, const Dual& b) { return a > b.v; }
+  // Comparisons look at values only: branches in model code follow the primal computation. On
+  // packs they give the values' lane mask, for select.
+  VIGOR_HD VIGOR_INLINE friend auto operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator==(const Dual& a, const Real& b) { return a.v == b; }
+  VIGOR_HD VIGOR_INLINE friend auto operator!=(const Dual& a, const Real& b) { return a.v != b; }
+  VIGOR_HD VIGOR_INLINE friend auto operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator<(const Dual& a, const Real& b) { return a.v < b; }
+  VIGOR_HD VIGOR_INLINE friend auto operator>(const Dual& a, const Real& b) { return a.v > b; }
+  VIGOR_HD VIGOR_INLINE friend auto operator<(const Real& a, const Dual& b) { return a < b.v; }
+  VIGOR_HD VIGOR_INLINE friend auto operator>(const Real& a, const Dual& b) { return a > b.v; }
 
   /// Chain rule for a unary function: value f, derivative df at v.
   VIGOR_HD VIGOR_INLINE Dual chain(const Real& f, const Real& df) const {
@@ -306,6 +307,19 @@ struct Dual {
   }
   VIGOR_HD VIGOR_INLINE friend auto value_of(const Dual& a) { return value_of(a.v); }
 };
+
+/// Lane by lane on packs: the value and every derivative taken from a where the mask m (the lane
+/// mask of a comparison of values) is set, from b elsewhere. A bool mask takes arith.hpp's select.
+template <class Mask, class Real, int N>
+requires(!std::is_same_v<Mask, bool>)
+    VIGOR_HD VIGOR_INLINE Dual<Real, N> select(const Mask& m, const Dual<Real, N>& a,
+                                               const Dual<Real, N>& b) {
+  Dual<Real, N> r;
+  r.v = select(m, a.v, b.v);
+  VIGOR_UNROLL
+  for (int i = 0; i < N; ++i) r.d[i] = select(m, a.d[i], b.d[i]);
+  return r;
+}
 
 /// The component type a scalar is built on: Real for Real, Real for Dual<Dual<Real>>.
 template <class T>

@@ -177,7 +177,7 @@ VIGOR_HD VIGOR_INLINE ExpCoefficients<T> exp_coefficients(const T& theta2) {
   ExpCoefficients<T> series{horner(theta2, kSinc), horner(theta2, kCosc), horner(theta2, kSinc3),
                             horner(theta2, kBeta), horner(theta2, kDbeta)};
   // Closed forms; theta2 is clamped to >= 4 so that the unselected lanes stay finite.
-  const bool small = theta2 < T(4);
+  const auto small = theta2 < T(4);  // a lane mask on packs
   const T t2 = select(small, T(4), theta2);
   const T t = sqrt(t2);
   T sh, ch;

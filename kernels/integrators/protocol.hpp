@@ -15,7 +15,8 @@
 /// the error message when a job pairs it with another model), `kLaneSafe` (default true: the
 /// step has no data-dependent branch, so it runs on Pack lanes; see kernels/simd/), and, when
 /// implicit, `kNewtonIterations` (the documented default) and a member `int newton_iterations`,
-/// and `kStepOutOfLine` (default false: the CPU lanes inline the step into the driver).
+/// `kStepOutOfLine` (default false: the CPU lanes inline the step into the driver) and
+/// `kLaneSubBlocks` (default false: an implicit step takes a block's registers side by side).
 #pragma once
 
 #include <concepts>
@@ -95,6 +96,18 @@ template <class I>
 inline constexpr bool integrator_step_out_of_line = [] {
   if constexpr (requires { I::kStepOutOfLine; })
     return bool(I::kStepOutOfLine);
+  else
+    return false;
+}();
+
+/// Whether an implicit step asks the CPU lanes for sub-blocks of one register stepped in turn
+/// rather than one pack of the block's registers side by side (kernels::lane_sub_blocks): a step
+/// whose Newton system is a dense matrix of plain numbers (the Lie-group bodies' Cayley-chart
+/// Jacobians, 3 x 3 and 6 x 6) holds more of them than the registers of one pack keep.
+template <class I>
+inline constexpr bool integrator_lane_sub_blocks = [] {
+  if constexpr (requires { I::kLaneSubBlocks; })
+    return bool(I::kLaneSubBlocks);
   else
     return false;
 }();

@@ -64,6 +64,9 @@ struct VariationalEulerSE3Step {
   static constexpr bool kSymplectic = true;  ///< in (g, m), m the staggered discrete momenta
   static constexpr bool kExplicit = false;
   static constexpr bool kLaneSafe = true;  ///< fixed iterations, no data-dependent branch
+  /// The CPU lanes take sub-blocks for the Cayley chart's Jacobian of plain numbers, one pack
+  /// for the exponential chart's forward AD (bench/lane_shape; docs/performance.md).
+  static constexpr bool kLaneSubBlocks = Chart::kAnalyticJacobian;
   static constexpr const char* kRequires = "a rigid body on SE(3) (kirchhoff_se3)";
   static constexpr int kNewtonIterations = 3;
   static constexpr std::array<ParamSpec, 0> kOptions{};

@@ -66,6 +66,9 @@ struct VariationalEulerSO3Step {
   static constexpr bool kSymplectic = true;  ///< in (R, m), m the staggered discrete momentum
   static constexpr bool kExplicit = false;
   static constexpr bool kLaneSafe = true;  ///< fixed iterations, no data-dependent branch
+  /// The CPU lanes take sub-blocks for the Cayley chart's Jacobian of plain numbers, one pack
+  /// for the exponential chart's forward AD (bench/lane_shape; docs/performance.md).
+  static constexpr bool kLaneSubBlocks = Chart::kAnalyticJacobian;
   static constexpr const char* kRequires = "the rigid body on SO(3) (rigid_body_so3)";
   static constexpr int kNewtonIterations = 3;
   static constexpr std::array<ParamSpec, 0> kOptions{};

@@ -9,8 +9,8 @@
 /// mask goes through memory), the chaos accumulators lane by lane, and a queue that locates
 /// section crossings W at a time. Each lane computes what the scalar lanes compute, bit for bit
 /// (the packs' sin, cos, exp and log are vigor's own, the rarer functions the scalar ones lane by
-/// lane). Only (q, p) models with a separable Hamiltonian take this path
-/// (host/backends/cpu_engine.hpp).
+/// lane). Models with a separable Hamiltonian and the Lie-group bodies take this path
+/// (kernels::model_on_lanes, host/backends/cpu_engine.hpp).
 ///
 /// A block may be partial (the ensemble's last trajectories): missing lanes repeat the block's
 /// first values (finite, harmless) and start inactive, and a sub-block without an active lane is
@@ -27,6 +27,23 @@
 #include "kernels/simd/pack.hpp"
 
 namespace vigor::kernels {
+
+/// State operations on a (q, p) Phase, whose components the lanes read as q and p; the
+/// Lie-group bodies' states (R, Pi) and (B, x, Pi, P) go through their StateOps' load and
+/// as_vector instead.
+template <class Ops>
+concept PhaseStateOps = requires {
+  Ops::n;
+};
+
+/// The degrees of freedom of a Phase state (1 for others: PendingCrossings is not used for them).
+template <class Ops>
+inline constexpr int phase_dof = [] {
+  if constexpr (PhaseStateOps<Ops>)
+    return int(Ops::n);
+  else
+    return 1;
+}();
 
 /// Lane l of a block state. A lane index known only at run time needs the registers in memory:
 /// callers pass a copy made on the rare path (PackLanes::rare_copy), never the step loop's state.
@@ -276,6 +293,35 @@ struct PendingCrossings {
   }
 };
 
+/// The crossings of a state that is not a Phase (the Lie-group bodies), located one lane at a
+/// time where the step loop finds them, as the scalar lanes locate them (LocateNow): the lane's
+/// states before and after the step, assembled on T by OpsS::load from their components.
+template <class OpsS, class T, int W>
+struct LocateLaneNow {
+  template <class MP, class MS, class IP, class IS, class State>
+  void add(const MP&, const MS& ms, const IP&, const IS& is, const EnsembleArrays<T>& a,
+           const SegmentParams<T>& sp, const State& x0, const State& x1, int lane, std::int64_t i,
+           int slot, T k_before) {
+    using OpsP = StateOps<MP, Pack<T, W>>;
+    typename OpsS::State s0, s1;
+    lane_state<OpsP>(ms, x0, lane, s0);
+    lane_state<OpsP>(ms, x1, lane, s1);
+    LocateNow<OpsS, T>().add(ms, ms, is, is, a, sp, s0, s1, 0, i, slot, k_before);
+  }
+  template <class MP, class MS, class IP, class IS>
+  void flush(const MP&, const MS&, const IP&, const IS&, const EnsembleArrays<T>&,
+             const SegmentParams<T>&) {}
+
+ private:
+  template <class OpsP, class MS, class State>
+  static void lane_state(const MS& ms, const State& x, int lane, typename OpsS::State& s) {
+    const Vec<Pack<T, W>, OpsP::kDim> v = OpsP::as_vector(x);
+    Vec<T, OpsS::kDim> w;
+    for (int c = 0; c < OpsS::kDim; ++c) w[c] = v[c][lane];
+    OpsS::load(ms, &w[0], 1, s);
+  }
+};
+
 /// B sub-blocks of W lanes of T, one Pack<T, W> each (see the file comment). NB = B W <= 64: a
 /// lane mask is one bit per lane of a 64-bit integer.
 template <class T_, int W_, int B_>
@@ -314,42 +360,53 @@ struct PackLanes {
   template <class Ops, class M>
   static VIGOR_INLINE void load_state(const M& m, const T* state, std::int64_t n, std::int64_t i0,
                                       int b, int valid, typename Ops::State& s) {
-    constexpr int d = Ops::n;
-    VIGOR_UNROLL
-    for (int c = 0; c < d; ++c) {
-      s.q[c] = load(state + c * n, i0, b, valid);
-      s.p[c] = load(state + (d + c) * n, i0, b, valid);
-    }
-    if constexpr (SeparableModel<M>) {
-      refresh_force(m, s);
-    } else {
-      s.f = Vec<Real, d>::filled(Real(T(0)));
+    if constexpr (PhaseStateOps<Ops>) {
+      constexpr int d = Ops::n;
+      VIGOR_UNROLL
+      for (int c = 0; c < d; ++c) {
+        s.q[c] = load(state + c * n, i0, b, valid);
+        s.p[c] = load(state + (d + c) * n, i0, b, valid);
+      }
+      if constexpr (SeparableModel<M>) {
+        refresh_force(m, s);
+      } else {
+        s.f = Vec<Real, d>::filled(Real(T(0)));
+      }
+    } else {  // a Lie-group state: its components in registers, assembled by its own load
+      Vec<Real, Ops::kDim> v;
+      VIGOR_UNROLL
+      for (int c = 0; c < Ops::kDim; ++c) v[c] = load(state + c * n, i0, b, valid);
+      Ops::load(m, &v[0], 1, s);
     }
   }
   template <class Ops>
   static void store_lane(const typename Ops::State& s, int l, T* state, std::int64_t n,
                          std::int64_t i) {
-    constexpr int d = Ops::n;
-    const Phase<T, d> x = extract_lane(s, l);
-    for (int c = 0; c < d; ++c) {
-      state[c * n + i] = x.q[c];
-      state[(d + c) * n + i] = x.p[c];
-    }
+    const Vec<T, Ops::kDim> v = lane_vector<Ops>(s, l);
+    for (int c = 0; c < Ops::kDim; ++c) state[c * n + i] = v[c];
   }
   template <class Ops>
   static Vec<T, Ops::kDim> lane_vector(const typename Ops::State& s, int l) {
-    constexpr int d = Ops::n;
-    const Phase<T, d> x = extract_lane(s, l);
     Vec<T, Ops::kDim> v;
-    for (int c = 0; c < d; ++c) {
-      v[c] = x.q[c];
-      v[d + c] = x.p[c];
+    if constexpr (PhaseStateOps<Ops>) {
+      constexpr int d = Ops::n;
+      const Phase<T, d> x = extract_lane(s, l);
+      for (int c = 0; c < d; ++c) {
+        v[c] = x.q[c];
+        v[d + c] = x.p[c];
+      }
+    } else {
+      const Vec<Real, Ops::kDim> x = Ops::as_vector(s);
+      for (int c = 0; c < Ops::kDim; ++c) v[c] = x[c][l];
     }
     return v;
   }
   template <class S>
   static VIGOR_INLINE S rare_copy(const S& s) {
-    return without_force(s);
+    if constexpr (requires { s.f; })
+      return without_force(s);
+    else
+      return s;
   }
   template <class SD>
   static auto dual_lane(const SD& sd, int l) {
@@ -390,7 +447,16 @@ struct PackLanes {
 
   using Accumulators = PackAccumulators<T, W>;
   template <class OpsS>
-  using Crossings = PendingCrossings<T, W, OpsS::n>;
+  using Crossings = std::conditional_t<PhaseStateOps<OpsS>, PendingCrossings<T, W, phase_dof<OpsS>>,
+                                       LocateLaneNow<OpsS, T, W>>;
+};
+
+/// Whether the CPU engine runs model M in SIMD lanes: a separable (q, p) model, or one whose
+/// state and steps are written for packs and that says so with kSimdLanes (the rigid body on
+/// SO(3): its StateOps load and as_vector carry the state in and out of the registers).
+template <class M>
+inline constexpr bool model_on_lanes = SeparableModel<M> || requires {
+  requires bool(M::kSimdLanes);
 };
 
 /// Whether an implicit step on model M (on Real) builds the potential's Hessian by nested-dual AD
@@ -399,7 +465,7 @@ struct PackLanes {
 /// memory, and a block is faster as sub-blocks of one register.
 template <class M, class Real>
 inline constexpr bool nested_hessian_fills_registers = [] {
-  if constexpr (requires { M::dof; }) {
+  if constexpr (SeparableModel<M>) {
     constexpr int n = M::dof;
     if constexpr (!HasHandHessian<M, Real> && n <= kNestedHessianMaxDof)
       return (n + 1) * (n + 1) * (block_lanes<Real>() / native_lanes<Real>()) >= vector_registers();
@@ -416,10 +482,11 @@ inline constexpr bool nested_hessian_fills_registers = [] {
 /// midpoint 1.5x (FP32) and 3.5x (FP64) faster on sub-blocks, Lobatto IIIA-IIIB 3.3-3.4x, Newmark
 /// 1.8x; Kepler and the pendulum (9 and 4 packs) and Hénon–Heiles (its own Hessian) ran 0.7-0.9x,
 /// so they keep one pack. A step called out of line (RATTLE, SHAKE) has the registers to itself
-/// and keeps one pack: 1.2-1.4x faster than sub-blocks on AVX-512 and AVX2.
+/// and keeps one pack: 1.2-1.4x faster than sub-blocks on AVX-512 and AVX2. The Lie-group bodies
+/// have no potential; their integrators say which they take (integrator_lane_sub_blocks).
 template <class I, class M, class Real>
 inline constexpr bool lane_sub_blocks =
-    !integrator_solves<I> ||
+    !integrator_solves<I> || integrator_lane_sub_blocks<I> ||
     (!integrator_step_out_of_line<I> && nested_hessian_fills_registers<M, Real>);
 
 }  // namespace vigor::kernels
