@@ -173,38 +173,53 @@ TEST(LaneIdentity, EveryModelIntegratorAndPrecisionWritesTheSameBytes) {
   opt.quiet = true;
   opt.threads = 1;
   int compared = 0, with_lanes = 0;
+  const auto lanes_of = [](const Job& job) {
+    return make_engine(job.integration, EngineResources{}, BackendKind::kCpu)->simd_lanes();
+  };
+  // One job on the scalar path and on the lanes: the same CSV bytes.
+  const auto compare = [&](const std::string& model, const std::string& integrator,
+                           const ModelCase& c, const std::string& precision, bool tangent) {
+    SCOPED_TRACE(model + " / " + integrator + " / " + precision + (tangent ? " / tangent" : ""));
+    std::map<std::string, std::string> files[2];
+    for (int simd = 0; simd < 2; ++simd) {
+      const fs::path dir =
+          scratch.path / (std::to_string(compared) + (simd ? "-lanes" : "-scalar"));
+      const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/simd == 0, false);
+      const Job job = parse_job(job_of(model, integrator, c, precision, tangent, dir).dump());
+      if (simd) with_lanes += lanes_of(job) > 1;
+      run_job(job, opt, false);
+      files[simd] = csv_files(dir);
+    }
+    ++compared;
+    ASSERT_TRUE(files[0].count("final.csv"));
+    ASSERT_EQ(files[0].size(), files[1].size());
+    for (const auto& [name, bytes] : files[0]) {
+      ASSERT_TRUE(files[1].count(name)) << name;
+      EXPECT_TRUE(bytes == files[1].at(name)) << name << " differs between lanes and scalar";
+    }
+  };
   for (const auto& [model, c] : model_cases()) {
     const ModelInfo* m = find_model(model);
     ASSERT_NE(m, nullptr) << model;
-    for (const std::string& integrator : m->integrators)
-      for (const std::string precision : {"double", "float"}) {
-        // Tangent maps are FP64; where the pair has one, the indicators are compared too.
-        const bool tangent = precision == "double" &&
-                             std::find(m->tangent_integrators.begin(), m->tangent_integrators.end(),
-                                       integrator) != m->tangent_integrators.end();
-        SCOPED_TRACE(model + " / " + integrator + " / " + precision +
-                     (tangent ? " / tangent" : ""));
-        std::map<std::string, std::string> files[2];
-        for (int simd = 0; simd < 2; ++simd) {
-          const fs::path dir =
-              scratch.path / (std::to_string(compared) + (simd ? "-lanes" : "-scalar"));
-          const vigor_test::ScopedEngineHooks hooks(/*scalar_lanes=*/simd == 0, false);
-          const Job job = parse_job(job_of(model, integrator, c, precision, tangent, dir).dump());
-          if (simd) {
-            const auto e = make_engine(job.integration, EngineResources{}, BackendKind::kCpu);
-            with_lanes += e->simd_lanes() > 1;
-          }
-          run_job(job, opt, false);
-          files[simd] = csv_files(dir);
-        }
-        ASSERT_TRUE(files[0].count("final.csv"));
-        ASSERT_EQ(files[0].size(), files[1].size());
-        for (const auto& [name, bytes] : files[0]) {
-          ASSERT_TRUE(files[1].count(name)) << name;
-          EXPECT_TRUE(bytes == files[1].at(name)) << name << " differs between lanes and scalar";
-        }
-        ++compared;
+    for (const std::string& integrator : m->integrators) {
+      // Tangent maps are FP64; where the pair has one, the indicators are compared too. Where its
+      // tangent map runs on the scalar lanes only (the Lie-group bodies), the plain FP64 run is
+      // compared as well, so that the FP64 lanes are not left out.
+      const bool has_tangent =
+          std::find(m->tangent_integrators.begin(), m->tangent_integrators.end(), integrator) !=
+          m->tangent_integrators.end();
+      bool plain_double = !has_tangent;
+      if (has_tangent) {
+        compare(model, integrator, c, "double", true);
+        const fs::path probe = scratch.path / "probe";
+        const auto lanes = [&](bool t) {
+          return lanes_of(parse_job(job_of(model, integrator, c, "double", t, probe).dump()));
+        };
+        plain_double = lanes(true) == 1 && lanes(false) > 1;
       }
+      if (plain_double) compare(model, integrator, c, "double", false);
+      compare(model, integrator, c, "float", false);
+    }
   }
   // 12 models, 2 to 14 integrators each, two precisions; nearly every pair on lanes.
   EXPECT_GE(compared, 150);
