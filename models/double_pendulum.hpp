@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <type_traits>
 
 #include "kernels/core/math.hpp"
 #include "kernels/core/specs.hpp"
@@ -31,6 +32,11 @@ struct DoublePendulum {
       "planar double pendulum in its angles (non-separable L: midpoint, midpoint4; rk4 as a "
       "control)";
   static constexpr int dof = 2;
+  /// The CPU runs it in SIMD lanes in FP32 only (kernels::model_on_lanes). There the lanes pay:
+  /// each step evaluates cos of nested duals, one sincos per pack instead of one per trajectory.
+  /// In FP64 the gain is small and does not pay for the pack instantiations' compile time
+  /// (docs/performance.md, "The double pendulum in FP32 lanes").
+  static constexpr bool kSimdLanes = std::is_same_v<Real, float>;
   static constexpr std::array<kernels::ParamSpec, 5> kParams{{
       {"m1", 1.0, kernels::Rule::kPositive, "upper bob mass"},
       {"m2", 1.0, kernels::Rule::kPositive, "lower bob mass"},

@@ -53,9 +53,10 @@ class CpuEngine final : public Engine {
   static constexpr int kDim = kernels::StateOps<M, Real>::kDim;
   static constexpr int kMaps = kernels::StateOps<M, Real>::kMomentumMaps;
   /// Lanes need a model written for packs (kernels::model_on_lanes: a separable (q, p) model, or
-  /// a Lie-group body that says so) and a step without data-dependent branches. Other pairs run
-  /// one trajectory at a time on the scalar lanes: a general Lagrangian's nested-dual Jacobians on
-  /// 16-lane packs would spill registers and multiply compile time for little gain.
+  /// one that says so, such as a Lie-group body) and a step without data-dependent branches.
+  /// Other pairs run one trajectory at a time on the scalar lanes: a general Lagrangian's
+  /// nested-dual Jacobians on packs multiply compile time for little gain, unless its elementary
+  /// functions dominate (the double pendulum in FP32).
   static constexpr bool kSimd = kernels::model_on_lanes<M> && kernels::integrator_lane_safe<I>;
   /// Tangent maps are built in FP64 only: FP32 round-off (~1e-7 per step) would hide the very
   /// defects they measure, and the instantiations double the build time.

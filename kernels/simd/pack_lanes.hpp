@@ -453,7 +453,8 @@ struct PackLanes {
 
 /// Whether the CPU engine runs model M in SIMD lanes: a separable (q, p) model, or one whose
 /// state and steps are written for packs and that says so with kSimdLanes (the rigid body on
-/// SO(3): its StateOps load and as_vector carry the state in and out of the registers).
+/// SO(3): its StateOps load and as_vector carry the state in and out of the registers; the double
+/// pendulum in FP32).
 template <class M>
 inline constexpr bool model_on_lanes = SeparableModel<M> || requires {
   requires bool(M::kSimdLanes);
