@@ -8,6 +8,7 @@
 #   for r in 1 2 3; do ./engine_drain_old; ./engine_drain_new; done    # in turn
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-"${CXX:-g++}" -std=c++20 -O3 -march=native -fno-math-errno -ffp-contract=off -fopenmp -DNDEBUG \
+tune="$(sh "$here/../../scripts/cpu_tune.sh" "${CXX:-g++}")"
+"${CXX:-g++}" -std=c++20 -O3 -march=native ${tune:+-mtune=$tune} -fno-math-errno -ffp-contract=off -fopenmp -DNDEBUG \
   -I"$1" "$here/engine_drain.cpp" "$1/host/backends/cpu_info.cpp" \
   "$1/host/backends/test_hooks.cpp" -o "$2"

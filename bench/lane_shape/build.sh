@@ -3,5 +3,6 @@
 #   bash bench/lane_shape/build.sh TREE OUT
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-"${CXX:-g++}" -std=c++20 -O3 -march=native -fno-math-errno -ffp-contract=off -DNDEBUG -I"$1" \
+tune="$(sh "$here/../../scripts/cpu_tune.sh" "${CXX:-g++}")"
+"${CXX:-g++}" -std=c++20 -O3 -march=native ${tune:+-mtune=$tune} -fno-math-errno -ffp-contract=off -DNDEBUG -I"$1" \
   "$here/lane_shape.cpp" -o "$2"

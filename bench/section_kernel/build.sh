@@ -8,5 +8,6 @@
 #   for r in 1 2 3; do ./section_kernel_old; ./section_kernel_new; done    # in turn
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-"${CXX:-g++}" -std=c++20 -O3 -march=native -fno-math-errno -ffp-contract=off -DNDEBUG -I"$1" \
+tune="$(sh "$here/../../scripts/cpu_tune.sh" "${CXX:-g++}")"
+"${CXX:-g++}" -std=c++20 -O3 -march=native ${tune:+-mtune=$tune} -fno-math-errno -ffp-contract=off -DNDEBUG -I"$1" \
   "$here/section_kernel.cpp" -o "$2"
