@@ -71,7 +71,7 @@ const std::map<std::string, ModelCase>& model_cases() {
         0.02}},
       {"outer_solar_system", {solar_system_states(), 10.0}},
       // Swings and rotations of both rods; the lanes are FP32 only (DoublePendulum::kSimdLanes),
-      // so its FP64 runs have nothing to compare (kRunsWithoutLanes).
+      // so its FP64 runs have nothing to compare (kPlainRunsWithoutLanes).
       {"double_pendulum",
        {R"({"random_box": {"lo": [-2, -2, -1, -1], "hi": [2, 2, 1, 1], "count": 21,
             "seed": 8}})",
