@@ -162,6 +162,119 @@ EngineFactory open_plugin(const fs::path& so, std::string& why) {
 std::atomic<unsigned> build_counter{0};
 std::atomic<bool> compile_notices{true};
 
+void require_cuda_compiler(const PluginSource& src) {
+  if (src.cuda && plugin_cuda_compiler().empty())
+    throw std::runtime_error("the " + src.what +
+                             " needs the CUDA backend, and this vigor was built without it (no "
+                             "CUDA compiler at configure time)");
+}
+
+/// A plugin's place in the cache: <cache>/plugins/<id>/plugin.so.
+struct CacheEntry {
+  std::string id;  ///< hash of everything the plugin is built from
+  fs::path root;   ///< <cache>/plugins
+  fs::path dir;    ///< root / id
+  fs::path so;     ///< dir / plugin.so
+};
+
+CacheEntry cache_entry(const PluginSource& src, const std::vector<std::string>& cmd) {
+  std::string key = src.main_text + '\0' + src.header_text + '\0' + kVersion + '\0' +
+                    std::to_string(kPluginAbi) + '\0' + headers_stamp();
+  for (const auto& a : cmd) key += '\0' + a;
+  CacheEntry e;
+  e.id = hex(fnv1a(key));
+  e.root = fs::path(plugin_cache_dir()) / "plugins";
+  e.dir = e.root / e.id;
+  e.so = e.dir / "plugin.so";
+  return e;
+}
+
+/// The factory of the complete plugin in the cache, or nullptr when there is none that loads.
+EngineFactory open_cached(const CacheEntry& e) {
+  std::error_code ec;
+  if (!fs::exists(e.dir / "complete", ec)) return nullptr;
+  std::string why;
+  if (const EngineFactory f = open_plugin(e.so, why)) return f;
+  // Damaged, or from another build: set aside (atomically) and build again.
+  const fs::path bad = e.root / (e.id + ".bad-" + std::to_string(getpid()));
+  fs::rename(e.dir, bad, ec);
+  fs::remove_all(bad, ec);
+  return nullptr;
+}
+
+/// A fresh directory to build in, beside the entry's (renamed into place once complete).
+fs::path make_build_dir(const CacheEntry& e) {
+  std::error_code ec;
+  fs::create_directories(e.root, ec);
+  if (ec)
+    throw std::runtime_error("cannot create the model cache " + e.root.string() + ": " +
+                             ec.message() + " (set VIGOR_CACHE_DIR to a writable directory)");
+  const fs::path tmp =
+      e.root / (e.id + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(build_counter++));
+  fs::create_directories(tmp, ec);
+  return tmp;
+}
+
+void write_sources(const PluginSource& src, const fs::path& tmp) {
+  if (!src.header_file.empty()) std::ofstream(tmp / src.header_file) << src.header_text;
+  std::ofstream(tmp / src.main_file) << src.main_text;
+}
+
+/// Runs the compiler with its output in tmp/build.log, after the command line; its exit status.
+int compile_logged(const std::vector<std::string>& argv, const fs::path& tmp) {
+  const fs::path log = tmp / "build.log";
+  {
+    std::ofstream l(log);
+    for (const auto& a : argv) l << a << ' ';
+    l << '\n';
+  }
+  return run_logged(argv, log);
+}
+
+/// Keeps the failed build (its log) in <cache>/plugins/failed/<id> and says what went wrong.
+[[noreturn]] void fail_build(const PluginSource& src, const CacheEntry& e, const fs::path& tmp,
+                             const std::string& compiler, int status) {
+  std::error_code ec;
+  const fs::path kept = e.root / "failed" / e.id;
+  fs::remove_all(kept, ec);
+  fs::create_directories(kept.parent_path(), ec);
+  fs::rename(tmp, kept, ec);
+  if (status == 127)
+    throw std::runtime_error(
+        "compiling the " + src.what +
+        (src.cuda ? " needs the CUDA compiler: '" : " needs a C++20 compiler: '") + compiler +
+        "' could not be run (" +
+        (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC"
+                  : "install g++, or set VIGOR_CXX") +
+        ")");
+  throw std::runtime_error("compiling the " + src.what + " failed (" + compiler + ", exit " +
+                           std::to_string(status) + "); its log is kept in " +
+                           (kept / "build.log").string());
+}
+
+/// Moves a finished build into its cache entry.
+void publish(const CacheEntry& e, const fs::path& tmp) {
+  std::ofstream(tmp / "complete") << e.id << '\n';
+  std::error_code ec;
+  fs::rename(tmp, e.dir, ec);
+  if (ec) fs::remove_all(tmp, ec);  // another process finished first: use its plugin
+}
+
+/// Compiles the plugin with `cmd` into its cache entry.
+void build_plugin(const PluginSource& src, const CacheEntry& e,
+                  const std::vector<std::string>& cmd) {
+  const fs::path tmp = make_build_dir(e);
+  write_sources(src, tmp);
+  if (src.announce && compile_notices.load())
+    std::fprintf(stderr, "vigor: compiling the %s on first use (cached in %s)\n", src.what.c_str(),
+                 e.dir.c_str());
+  std::vector<std::string> argv = cmd;
+  argv.insert(argv.end(), {"-o", (tmp / "plugin.so").string(), (tmp / src.main_file).string()});
+  if (const int status = compile_logged(argv, tmp); status != 0)
+    fail_build(src, e, tmp, argv[0], status);
+  publish(e, tmp);
+}
+
 }  // namespace
 
 void set_compile_notices(bool on) { compile_notices.store(on); }
@@ -189,75 +302,17 @@ LoadedPlugin load_plugin(const PluginSource& src) {
   // One process loads or builds one plugin at a time (threads of one process share the cache).
   static std::mutex mutex;
   const std::lock_guard<std::mutex> lock(mutex);
-  if (src.cuda && plugin_cuda_compiler().empty())
-    throw std::runtime_error("the " + src.what +
-                             " needs the CUDA backend, and this vigor was built without it (no "
-                             "CUDA compiler at configure time)");
+  require_cuda_compiler(src);
   const std::vector<std::string> cmd = compile_command(src.cuda);
-  std::string key = src.main_text + '\0' + src.header_text + '\0' + kVersion + '\0' +
-                    std::to_string(kPluginAbi) + '\0' + headers_stamp();
-  for (const auto& a : cmd) key += '\0' + a;
-  const std::string id = hex(fnv1a(key));
-  const fs::path root = fs::path(plugin_cache_dir()) / "plugins";
-  const fs::path dir = root / id;
-  const fs::path so = dir / "plugin.so";
-
-  std::error_code ec;
+  const CacheEntry entry = cache_entry(src, cmd);
   LoadedPlugin out;
-  out.path = so.string();
-  std::string why;
-  if (fs::exists(dir / "complete", ec)) {
-    if ((out.factory = open_plugin(so, why))) return out;
-    // Damaged, or from another build: set aside (atomically) and build again.
-    const fs::path bad = root / (id + ".bad-" + std::to_string(getpid()));
-    fs::rename(dir, bad, ec);
-    fs::remove_all(bad, ec);
-  }
-
-  fs::create_directories(root, ec);
-  if (ec)
-    throw std::runtime_error("cannot create the model cache " + root.string() + ": " +
-                             ec.message() + " (set VIGOR_CACHE_DIR to a writable directory)");
-  const fs::path tmp =
-      root / (id + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(build_counter++));
-  fs::create_directories(tmp, ec);
-  if (!src.header_file.empty()) std::ofstream(tmp / src.header_file) << src.header_text;
-  std::ofstream(tmp / src.main_file) << src.main_text;
-  if (src.announce && compile_notices.load())
-    std::fprintf(stderr, "vigor: compiling the %s on first use (cached in %s)\n", src.what.c_str(),
-                 dir.c_str());
-  std::vector<std::string> argv = cmd;
-  argv.insert(argv.end(), {"-o", (tmp / "plugin.so").string(), (tmp / src.main_file).string()});
-  const fs::path log = tmp / "build.log";
-  {
-    std::ofstream l(log);
-    for (const auto& a : argv) l << a << ' ';
-    l << '\n';
-  }
-  const int status = run_logged(argv, log);
-  if (status != 0) {
-    const fs::path kept = root / "failed" / id;
-    fs::remove_all(kept, ec);
-    fs::create_directories(kept.parent_path(), ec);
-    fs::rename(tmp, kept, ec);
-    if (status == 127)
-      throw std::runtime_error(
-          "compiling the " + src.what +
-          (src.cuda ? " needs the CUDA compiler: '" : " needs a C++20 compiler: '") + argv[0] +
-          "' could not be run (" +
-          (src.cuda ? "install the CUDA Toolkit, or set VIGOR_NVCC"
-                    : "install g++, or set VIGOR_CXX") +
-          ")");
-    throw std::runtime_error("compiling the " + src.what + " failed (" + argv[0] + ", exit " +
-                             std::to_string(status) + "); its log is kept in " +
-                             (kept / "build.log").string());
-  }
-  std::ofstream(tmp / "complete") << id << '\n';
-  fs::rename(tmp, dir, ec);
-  if (ec) fs::remove_all(tmp, ec);  // another process finished first: use its plugin
+  out.path = entry.so.string();
+  if ((out.factory = open_cached(entry))) return out;
+  build_plugin(src, entry, cmd);
   out.built = true;
-  if (!(out.factory = open_plugin(so, why)))
-    throw std::runtime_error("the " + src.what + " was compiled into " + so.string() +
+  std::string why;
+  if (!(out.factory = open_plugin(entry.so, why)))
+    throw std::runtime_error("the " + src.what + " was compiled into " + entry.so.string() +
                              " but does not load: " + why);
   return out;
 }

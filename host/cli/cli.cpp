@@ -61,35 +61,32 @@ void print_params(const std::vector<kernels::ParamSpec>& ps) {
                 rule_text(p.rule), p.description);
 }
 
+/// One line of print_model: the label, then each name after a space.
+void print_names(const char* label, const std::vector<std::string>& names) {
+  std::printf("%s", label);
+  for (const auto& s : names) std::printf(" %s", s.c_str());
+  std::printf("\n");
+}
+
 void print_model(const ModelInfo& m) {
   std::printf(
-      "  %s  (dof %d, %s%s%s%s)\n    %s\n    state:", m.name.c_str(), m.dof, m.kind.c_str(),
+      "  %s  (dof %d, %s%s%s%s)\n    %s\n", m.name.c_str(), m.dof, m.kind.c_str(),
       m.constraints > 0 ? (", " + std::to_string(m.constraints) + " constraints").c_str() : "",
       m.forced ? ", forced" : "",
       m.formula   ? ", from the job's formulas"
       : m.builtin ? ""
                   : ", registered by this program",
       m.description.c_str());
-  for (const auto& s : m.state_names) std::printf(" %s", s.c_str());
-  std::printf("\n");
-  if (!m.momentum_names.empty()) {
-    std::printf("    momentum maps:");
-    for (const auto& s : m.momentum_names) std::printf(" %s", s.c_str());
-    std::printf("\n");
-  }
-  std::printf("    integrators:");
-  for (const auto& s : m.integrators) std::printf(" %s", s.c_str());
-  std::printf("\n");
+  print_names("    state:", m.state_names);
+  if (!m.momentum_names.empty()) print_names("    momentum maps:", m.momentum_names);
+  print_names("    integrators:", m.integrators);
   std::string first_use;
   for (const auto& s : m.integrators)
     if (m.builtin && compiled_on_first_use(m.name, s)) first_use += " " + s;
   if (!first_use.empty())
     std::printf("    compiled on first use, then cached:%s\n", first_use.c_str());
-  if (!m.tangent_integrators.empty()) {
-    std::printf("    tangent maps (diagnostics.tangent):");
-    for (const auto& s : m.tangent_integrators) std::printf(" %s", s.c_str());
-    std::printf("\n");
-  }
+  if (!m.tangent_integrators.empty())
+    print_names("    tangent maps (diagnostics.tangent):", m.tangent_integrators);
   if (!m.params.empty()) {
     std::printf("    params:\n");
     print_params(m.params);
@@ -152,33 +149,39 @@ double leading_number(const std::string& t, std::size_t& used) {
   }
 }
 
+/// Bytes in one K, M, G or T (powers of 1024, either case); 0 for any other suffix.
+double unit_bytes(char suffix) {
+  switch (suffix) {
+    case 'K':
+    case 'k':
+      return 1024.0;
+    case 'M':
+    case 'm':
+      return 1024.0 * 1024;
+    case 'G':
+    case 'g':
+      return 1024.0 * 1024 * 1024;
+    case 'T':
+    case 't':
+      return 1024.0 * 1024 * 1024 * 1024;
+    default:
+      return 0;
+  }
+}
+
 /// "512M", "2G", "1.5G", "65536": bytes, with an optional K, M, G or T (powers of 1024).
 std::size_t parse_size(const std::string& t) {
   std::size_t used = 0;
   const double x = leading_number(t, used);
   double unit = 1;
   if (used > 0 && used + 1 == t.size()) {
-    switch (t.back()) {
-      case 'K':
-      case 'k':
-        unit = 1024.0;
-        break;
-      case 'M':
-      case 'm':
-        unit = 1024.0 * 1024;
-        break;
-      case 'G':
-      case 'g':
-        unit = 1024.0 * 1024 * 1024;
-        break;
-      case 'T':
-      case 't':
-        unit = 1024.0 * 1024 * 1024 * 1024;
-        break;
-      default:
-        used = 0;
+    const double suffix_unit = unit_bytes(t.back());
+    if (suffix_unit > 0) {
+      unit = suffix_unit;
+      ++used;
+    } else {
+      used = 0;
     }
-    if (used > 0) ++used;
   }
   const double bytes = x * unit;
   if (used == 0 || used != t.size() || !(bytes >= 1) || bytes > 1e18)
@@ -186,6 +189,75 @@ std::size_t parse_size(const std::string& t) {
         "--memory-limit",
         "must be a size in bytes with an optional K, M, G or T (e.g. 512M), got \"" + t + "\"");
   return std::size_t(bytes);
+}
+
+/// The value after the option at v[k], moving k onto it.
+std::string option_value(const std::vector<std::string>& v, std::size_t& k) {
+  if (k + 1 >= v.size()) throw JobError(v[k], "needs a value");
+  return v[++k];
+}
+
+/// --threads N, from 1 to 4096.
+int parse_threads(const std::string& t) {
+  std::size_t used = 0;
+  long n = 0;
+  try {
+    n = std::stol(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != t.size() || n < 1 || n > 4096)
+    throw JobError("--threads", "must be an integer between 1 and 4096, got \"" + t + "\"");
+  return int(n);
+}
+
+/// --checkpoint-every SECONDS, where 0 checkpoints after every segment.
+double parse_checkpoint_every(const std::string& t) {
+  std::size_t used = 0;
+  const double x = leading_number(t, used);
+  if (used != t.size() || !(x >= 0) || !std::isfinite(x))
+    throw JobError("--checkpoint-every",
+                   "must be a number of seconds >= 0 (0: after every segment), got \"" + t + "\"");
+  return x;
+}
+
+/// Reads the option at v[k] that takes a value into a, moving k onto the value; false when v[k]
+/// is no such option.
+bool read_option_with_value(const std::vector<std::string>& v, std::size_t& k, Args& a) {
+  const std::string& s = v[k];
+  if (s == "--out") {
+    a.overrides.out = option_value(v, k);
+    if (a.overrides.out.empty()) throw JobError("--out", "must not be empty");
+  } else if (s == "--backend") {
+    a.overrides.backend = option_value(v, k);
+  } else if (s == "--precision") {
+    a.overrides.precision = option_value(v, k);
+  } else if (s == "--threads") {
+    a.threads = parse_threads(option_value(v, k));
+  } else if (s == "--resume") {
+    a.resume = option_value(v, k);
+    if (a.resume.empty()) throw JobError("--resume", "must not be empty");
+  } else if (s == "--checkpoint-every") {
+    a.checkpoint_every = parse_checkpoint_every(option_value(v, k));
+  } else if (s == "--memory-limit") {
+    a.memory_limit = parse_size(option_value(v, k));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// Sets the switch s in a; false when s is no switch.
+bool read_switch(const std::string& s, Args& a) {
+  if (s == "--quiet")
+    a.quiet = true;
+  else if (s == "--force")
+    a.force = true;
+  else if (s == "--compile")
+    a.compile = true;
+  else
+    return false;
+  return true;
 }
 
 /// Throws JobError naming the option.
@@ -198,56 +270,10 @@ Args parse_args(int argc, char** argv) {
     throw JobError("command", "list takes at most a job file, got \"" + v[2] + "\"");
   for (std::size_t k = 1; k < v.size(); ++k) {
     const std::string& s = v[k];
-    auto value = [&](const char* name) -> std::string {
-      if (k + 1 >= v.size()) throw JobError(name, "needs a value");
-      return v[++k];
-    };
-    if (s == "--out") {
-      a.overrides.out = value("--out");
-      if (a.overrides.out.empty()) throw JobError("--out", "must not be empty");
-    } else if (s == "--backend") {
-      a.overrides.backend = value("--backend");
-    } else if (s == "--precision") {
-      a.overrides.precision = value("--precision");
-    } else if (s == "--threads") {
-      const std::string t = value("--threads");
-      std::size_t used = 0;
-      long n = 0;
-      try {
-        n = std::stol(t, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != t.size() || n < 1 || n > 4096)
-        throw JobError("--threads", "must be an integer between 1 and 4096, got \"" + t + "\"");
-      a.threads = int(n);
-    } else if (s == "--resume") {
-      a.resume = value("--resume");
-      if (a.resume.empty()) throw JobError("--resume", "must not be empty");
-    } else if (s == "--checkpoint-every") {
-      const std::string t = value("--checkpoint-every");
-      std::size_t used = 0;
-      const double x = leading_number(t, used);
-      if (used != t.size() || !(x >= 0) || !std::isfinite(x))
-        throw JobError(
-            "--checkpoint-every",
-            "must be a number of seconds >= 0 (0: after every segment), got \"" + t + "\"");
-      a.checkpoint_every = x;
-    } else if (s == "--memory-limit") {
-      a.memory_limit = parse_size(value("--memory-limit"));
-    } else if (s == "--quiet") {
-      a.quiet = true;
-    } else if (s == "--force") {
-      a.force = true;
-    } else if (s == "--compile") {
-      a.compile = true;
-    } else if (!s.empty() && s[0] == '-') {
-      throw JobError(s, "unknown option");
-    } else if (a.job.empty()) {
-      a.job = s;
-    } else {
-      throw JobError("command", "unexpected extra argument \"" + s + "\"");
-    }
+    if (read_option_with_value(v, k, a) || read_switch(s, a)) continue;
+    if (!s.empty() && s[0] == '-') throw JobError(s, "unknown option");
+    if (!a.job.empty()) throw JobError("command", "unexpected extra argument \"" + s + "\"");
+    a.job = s;
   }
   return a;
 }
@@ -256,96 +282,123 @@ Args parse_args(int argc, char** argv) {
 
 namespace {
 
+/// `vigor list JOB.json`: the model of a job, as the job defines it (a formula model's derived
+/// facts).
+int list_job_model(const Args& a) {
+  const Job job = load_job(a.job, a.overrides);
+  std::printf("model of %s:\n", a.job.c_str());
+  print_model(*find_model(job.integration.model));
+  return kExitOk;
+}
+
+/// The checks of run and validate that need no job file read yet.
+void check_run_args(const Args& a) {
+  if (a.compile && a.command != "validate")
+    throw JobError("--compile", "belongs to vigor validate");
+  if (a.command != "run" && a.command != "validate")
+    throw JobError("command",
+                   "unknown command \"" + a.command + "\" (expected run, validate, plot or list)");
+  if (!a.resume.empty()) {
+    if (a.command != "run") throw JobError("--resume", "belongs to vigor run");
+    if (!a.job.empty())
+      throw JobError("--resume", "takes the job from the checkpoint; drop \"" + a.job + "\"");
+    if (!a.overrides.out.empty() || !a.overrides.backend.empty() || !a.overrides.precision.empty())
+      throw JobError("--resume",
+                     "continues with the settings of the interrupted run; drop --out, "
+                     "--backend and --precision");
+  } else if (a.job.empty()) {
+    throw JobError("command", a.command + " needs a job file");
+  }
+}
+
+int validate(const Args& a, const Job& job) {
+  // --compile: the plugins a formula model needs, compiled into the cache now (ahead of a
+  // batch of runs, or of MPI ranks that would otherwise all wait on the first compile).
+  if (a.compile) {
+    const ModelInfo& model = *find_model(job.integration.model);
+    if (model.prepare) model.prepare(job.integration, resolve_backend(job.backend));
+  }
+  if (!comm::root()) return kExitOk;
+  std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
+              job.integration.model.c_str(), job.integration.integrator.c_str(),
+              static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
+              job.integration.dt);
+  return kExitOk;
+}
+
+RunOptions run_options(const Args& a) {
+  RunOptions opt;
+  opt.threads = a.threads;
+  opt.quiet = a.quiet;
+  opt.progress_terminal = stderr_is_terminal();
+  opt.checkpoint_every = a.checkpoint_every;
+  opt.memory_limit = a.memory_limit;
+  return opt;
+}
+
+/// The line a run ends with, from its summary.
+void print_run_summary(const nlohmann::ordered_json& s) {
+  std::printf(
+      "vigor: %lld trajectories x %lld steps on %s (%s) in %.3g s (%.3g traj-steps/s), "
+      "%lld crossings; results in %s\n",
+      static_cast<long long>(s["trajectories"].get<std::int64_t>()),
+      static_cast<long long>(s["steps"].get<std::int64_t>()),
+      s["backend"].get<std::string>().c_str(), s["device"].get<std::string>().c_str(),
+      s["wall_seconds"].get<double>(), s["trajectory_steps_per_second"].get<double>(),
+      static_cast<long long>(s["crossings_total"].get<std::int64_t>()),
+      s["output_dir"].get<std::string>().c_str());
+}
+
+/// `vigor run`, or `vigor run --resume` when a.resume names the interrupted run.
+int run(const Args& a, const Job& job) {
+  set_compile_notices(!a.quiet);  // "compiling ... on first use" on stderr
+  const RunOptions opt = run_options(a);
+  install_stop_handlers();
+  try {
+    const auto s =
+        a.resume.empty() ? run_job(job, opt, a.force) : resume_job(a.resume, opt, a.force);
+    if (comm::root() && !a.quiet) print_run_summary(s);
+  } catch (const JobError&) {
+    throw;
+  } catch (const PeerFailure& e) {
+    return e.exit_code();  // the rank that failed has said why
+  } catch (const Interrupted& e) {
+    if (comm::root()) std::fprintf(stderr, "vigor: %s\n", e.what());
+    return kExitRuntime;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %srun failed: %s\n", rank_prefix().c_str(), e.what());
+    return kExitRuntime;
+  }
+  return kExitOk;
+}
+
+/// The command argv names, run; what it throws, cli reports.
+int run_command(int argc, char** argv) {
+  const std::string first = argc >= 2 ? argv[1] : "";
+  if (first == "--help" || first == "-h") {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (first == "--version") {
+    std::printf("vigor %s\n", kVersion);
+    return kExitOk;
+  }
+  // Everything after "plot" belongs to the plot script, which validates its own options.
+  if (first == "plot") {
+    if (argc < 3) throw JobError("command", "plot needs a results directory");
+    return plot_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
+  const Args a = parse_args(argc, argv);
+  if (a.command == "list") return a.job.empty() ? list() : list_job_model(a);
+  check_run_args(a);
+  const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
+  if (a.command == "validate") return validate(a, job);
+  return run(a, job);
+}
+
 int cli(int argc, char** argv) {
   try {
-    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    }
-    if (argc >= 2 && std::string(argv[1]) == "--version") {
-      std::printf("vigor %s\n", kVersion);
-      return kExitOk;
-    }
-    // Everything after "plot" belongs to the plot script, which validates its own options.
-    if (argc >= 2 && std::string(argv[1]) == "plot") {
-      if (argc < 3) throw JobError("command", "plot needs a results directory");
-      return plot_command(std::vector<std::string>(argv + 2, argv + argc));
-    }
-    const Args a = parse_args(argc, argv);
-    if (a.command == "list" && a.job.empty()) return list();
-    if (a.command == "list") {
-      // The model of a job, as the job defines it (a formula model's derived facts).
-      const Job job = load_job(a.job, a.overrides);
-      std::printf("model of %s:\n", a.job.c_str());
-      print_model(*find_model(job.integration.model));
-      return kExitOk;
-    }
-    if (a.compile && a.command != "validate")
-      throw JobError("--compile", "belongs to vigor validate");
-    if (a.command != "run" && a.command != "validate")
-      throw JobError("command", "unknown command \"" + a.command +
-                                    "\" (expected run, validate, plot or list)");
-    if (!a.resume.empty()) {
-      if (a.command != "run") throw JobError("--resume", "belongs to vigor run");
-      if (!a.job.empty())
-        throw JobError("--resume", "takes the job from the checkpoint; drop \"" + a.job + "\"");
-      if (!a.overrides.out.empty() || !a.overrides.backend.empty() ||
-          !a.overrides.precision.empty())
-        throw JobError("--resume",
-                       "continues with the settings of the interrupted run; drop --out, "
-                       "--backend and --precision");
-    } else if (a.job.empty()) {
-      throw JobError("command", a.command + " needs a job file");
-    }
-    const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
-    if (a.command == "validate") {
-      // --compile: the plugins a formula model needs, compiled into the cache now (ahead of a
-      // batch of runs, or of MPI ranks that would otherwise all wait on the first compile).
-      if (a.compile) {
-        const ModelInfo& model = *find_model(job.integration.model);
-        if (model.prepare) model.prepare(job.integration, resolve_backend(job.backend));
-      }
-      if (!comm::root()) return kExitOk;
-      std::printf("%s: valid (%s, %s, %lld trajectories x %lld steps, dt %g)\n", a.job.c_str(),
-                  job.integration.model.c_str(), job.integration.integrator.c_str(),
-                  static_cast<long long>(job.ensemble.count), static_cast<long long>(job.steps),
-                  job.integration.dt);
-      return kExitOk;
-    }
-    RunOptions opt;
-    opt.threads = a.threads;
-    opt.quiet = a.quiet;
-    set_compile_notices(!a.quiet);  // "compiling ... on first use" on stderr
-    opt.progress_terminal = stderr_is_terminal();
-    opt.checkpoint_every = a.checkpoint_every;
-    opt.memory_limit = a.memory_limit;
-    install_stop_handlers();
-    try {
-      const auto s =
-          a.resume.empty() ? run_job(job, opt, a.force) : resume_job(a.resume, opt, a.force);
-      if (!comm::root()) return kExitOk;
-      if (!a.quiet)
-        std::printf(
-            "vigor: %lld trajectories x %lld steps on %s (%s) in %.3g s (%.3g traj-steps/s), "
-            "%lld crossings; results in %s\n",
-            static_cast<long long>(s["trajectories"].get<std::int64_t>()),
-            static_cast<long long>(s["steps"].get<std::int64_t>()),
-            s["backend"].get<std::string>().c_str(), s["device"].get<std::string>().c_str(),
-            s["wall_seconds"].get<double>(), s["trajectory_steps_per_second"].get<double>(),
-            static_cast<long long>(s["crossings_total"].get<std::int64_t>()),
-            s["output_dir"].get<std::string>().c_str());
-    } catch (const JobError&) {
-      throw;
-    } catch (const PeerFailure& e) {
-      return e.exit_code();  // the rank that failed has said why
-    } catch (const Interrupted& e) {
-      if (comm::root()) std::fprintf(stderr, "vigor: %s\n", e.what());
-      return kExitRuntime;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %srun failed: %s\n", rank_prefix().c_str(), e.what());
-      return kExitRuntime;
-    }
-    return kExitOk;
+    return run_command(argc, argv);
   } catch (const PeerFailure& e) {
     return e.exit_code();
   } catch (const JobError& e) {

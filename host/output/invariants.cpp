@@ -204,6 +204,154 @@ void read_window(const HitSpill& hits, std::int64_t a, std::int64_t b, std::vect
                              " records)");
 }
 
+/// Sample m (0-based) is the state at step (m + 1) * every; it is valid while every trajectory
+/// of the cloud still has it (a stopped trajectory records nothing more).
+struct SampleCounts {
+  std::int64_t samples = 0;  ///< samples the run was asked for (t = 0 not counted)
+  std::int64_t valid = 0;    ///< leading samples that every trajectory of the cloud has
+  std::int64_t stopped = 0;  ///< trajectories that stopped before the last sample
+};
+
+SampleCounts count_samples(const Job& job, const HitSpill& hits) {
+  const std::int64_t samples = job.steps / job.ensemble.sampling.every;
+  SampleCounts counts{samples, samples, 0};
+  for (std::int64_t i = 0; i < job.ensemble.count; ++i) {
+    const std::int64_t c = hits.counts()[std::size_t(i)];
+    counts.valid = std::min(counts.valid, c);
+    counts.stopped += c < samples ? 1 : 0;
+  }
+  return counts;
+}
+
+/// The time of sample m.
+double sample_time(const Job& job, std::int64_t m) {
+  return double((m + 1) * job.ensemble.sampling.every) * job.integration.dt;
+}
+
+/// t = 0 from the initial states as the run saw them (rounded to float in a float run).
+std::vector<double> initial_states(const Job& job) {
+  std::vector<double> initial = job.ensemble.state;
+  if (job.integration.precision == Precision::kFloat)
+    for (double& v : initial) v = double(float(v));
+  return initial;
+}
+
+/// The columns of invariants.csv, empty, with room for t = 0 and every sample.
+std::vector<Column> empty_columns(bool is_loop, std::int64_t samples) {
+  const std::vector<std::string> names =
+      is_loop ? std::vector<std::string>{"t", "area", "area_relative_change", "poincare_invariant",
+                                         "poincare_relative_change"}
+              : std::vector<std::string>{"t", "volume_ratio", "volume_relative_change"};
+  std::vector<Column> columns;
+  for (const auto& name : names) columns.push_back({name, Column::Kind::kReal, false, {}, {}});
+  for (auto& c : columns) c.real.reserve(std::size_t(samples + 1));
+  return columns;
+}
+
+/// Appends the rows of invariants.csv, one per sample time, and keeps the largest finite
+/// relative changes for summary.json.
+class RowWriter {
+ public:
+  RowWriter(std::vector<Column>& columns, bool is_loop, const SampleValues& initial)
+      : columns_(columns), is_loop_(is_loop), v0_(initial), scale_(std::fabs(initial.a)) {}
+
+  void add(double t, const SampleValues& v) {
+    std::vector<double> row{t};
+    if (is_loop_) {
+      const double da = (v.a - v0_.a) / scale_, db = (v.b - v0_.b) / scale_;
+      if (std::isfinite(da)) max_a_ = std::max(max_a_, std::fabs(da));
+      if (std::isfinite(db)) max_b_ = std::max(max_b_, std::fabs(db));
+      row.insert(row.end(), {v.a, da, v.b, db});
+    } else {
+      const double d = v.a / v0_.a - 1.0;
+      if (std::isfinite(d)) max_a_ = std::max(max_a_, std::fabs(d));
+      row.insert(row.end(), {v.a, d});
+    }
+    for (std::size_t k = 0; k < row.size(); ++k) columns_[k].real.push_back(row[k]);
+  }
+
+  /// The largest finite |relative change| of the first (area or volume) and second (Poincaré
+  /// invariant) values so far.
+  double max_a() const { return max_a_; }
+  double max_b() const { return max_b_; }
+
+ private:
+  std::vector<Column>& columns_;
+  bool is_loop_;
+  SampleValues v0_;
+  // Both loop changes are relative to |area(0)|: for a conjugate plane (q_i, p_i) that equals
+  // |I(0)|; for any other plane I(0) = 0 and the loop's own area is the natural scale.
+  double scale_;
+  double max_a_ = 0.0, max_b_ = 0.0;
+};
+
+/// The rows of samples [0, valid), read and evaluated a memory window at a time.
+void add_recorded_samples(const Job& job, const HitSpill& hits, const Evaluator& evaluate, int dim,
+                          std::int64_t valid, RowWriter& rows) {
+  const std::int64_t n = job.ensemble.count;
+  const std::size_t per_sample = std::size_t(dim) * std::size_t(n) * sizeof(double);
+  const std::int64_t window = std::max<std::int64_t>(1, std::int64_t(kWindowBytes / per_sample));
+  std::vector<double> states;
+  for (std::int64_t a = 0; a < valid; a += window) {
+    const std::int64_t b = std::min(valid, a + window);
+    read_window(hits, a, b, states);
+    std::vector<SampleValues> vals(std::size_t(b - a));
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t m = a; m < b; ++m)
+      vals[std::size_t(m - a)] =
+          evaluate(states.data() + std::size_t(m - a) * std::size_t(dim) * std::size_t(n));
+    for (std::int64_t m = a; m < b; ++m) rows.add(sample_time(job, m), vals[std::size_t(m - a)]);
+  }
+}
+
+void add_loop_summary(nlohmann::ordered_json& s, const InvariantSampling& sm,
+                      const ModelInfo& model, const SampleValues& v0, const RowWriter& rows) {
+  s["shape"] = sm.shape;
+  s["plane"] = {model.state_names[std::size_t(sm.plane[0])],
+                model.state_names[std::size_t(sm.plane[1])]};
+  s["points"] = sm.points;
+  s["quadrature"] = sm.shape == "polygon" ? "trapezoid" : "spectral";
+  s["area_initial"] = v0.a;
+  s["poincare_invariant_initial"] = v0.b;
+  s["area_relative_change_max"] = rows.max_a();
+  s["poincare_relative_change_max"] = rows.max_b();
+}
+
+void add_parallelepiped_summary(nlohmann::ordered_json& s, const InvariantSampling& sm,
+                                const SampleValues& v0, const RowWriter& rows) {
+  s["edge"] = sm.edge;
+  s["volume_ratio_initial"] = v0.a;
+  s["volume_relative_change_max"] = rows.max_a();
+}
+
+void add_stopped_note(nlohmann::ordered_json& s, const Job& job, const SampleCounts& counts) {
+  s["stopped_trajectories"] = counts.stopped;
+  std::string t_first;
+  append_number(t_first, sample_time(job, counts.valid));
+  s["note"] =
+      std::to_string(counts.stopped) +
+      " trajectories of the cloud stopped (see final.csv status); samples from t = " + t_first +
+      " on are NaN in invariants.csv and the maxima cover the valid samples only";
+}
+
+/// The "invariants" object of summary.json.
+nlohmann::ordered_json invariants_summary(const Job& job, const ModelInfo& model,
+                                          const SampleCounts& counts, const SampleValues& v0,
+                                          const RowWriter& rows) {
+  const InvariantSampling& sm = job.ensemble.sampling;
+  nlohmann::ordered_json s;
+  s["kind"] = sm.kind;
+  s["every"] = sm.every;
+  s["samples"] = counts.samples + 1;
+  s["valid_samples"] = counts.valid + 1;
+  if (sm.kind == "loop")
+    add_loop_summary(s, sm, model, v0, rows);
+  else
+    add_parallelepiped_summary(s, sm, v0, rows);
+  if (counts.valid < counts.samples) add_stopped_note(s, job, counts);
+  return s;
+}
+
 }  // namespace
 
 double loop_integral_spectral(std::span<const double> p, std::span<const double> q) {
@@ -268,101 +416,19 @@ InvariantsTable invariants_table(const Job& job, const HitSpill& hits) {
   const ModelInfo* model = find_model(job.integration.model);
   if (sm.kind.empty() || !model) throw std::logic_error("invariants_table: not a cloud ensemble");
   const bool is_loop = sm.kind == "loop";
-  const int dim = model->dim, dof = model->dof;
-  const std::int64_t n = job.ensemble.count;
-  const Evaluator evaluate(sm, dof, dim, n);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-
-  // t = 0 from the initial states as the run saw them (rounded to float in a float run).
-  std::vector<double> initial = job.ensemble.state;
-  if (job.integration.precision == Precision::kFloat)
-    for (double& v : initial) v = double(float(v));
-  const SampleValues v0 = evaluate(initial.data());
-
-  // Sample m (0-based) is the state at step (m + 1) * every; it is valid while every trajectory
-  // of the cloud still has it (a stopped trajectory records nothing more).
-  const std::int64_t samples = job.steps / sm.every;
-  std::int64_t valid = samples;
-  std::int64_t stopped = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t c = hits.counts()[std::size_t(i)];
-    valid = std::min(valid, c);
-    stopped += c < samples ? 1 : 0;
-  }
+  const Evaluator evaluate(sm, model->dof, model->dim, job.ensemble.count);
+  const SampleValues v0 = evaluate(initial_states(job).data());
+  const SampleCounts counts = count_samples(job, hits);
 
   InvariantsTable table;
-  const std::vector<std::string> names =
-      is_loop ? std::vector<std::string>{"t", "area", "area_relative_change", "poincare_invariant",
-                                         "poincare_relative_change"}
-              : std::vector<std::string>{"t", "volume_ratio", "volume_relative_change"};
-  for (const auto& name : names)
-    table.columns.push_back({name, Column::Kind::kReal, false, {}, {}});
-  for (auto& c : table.columns) c.real.reserve(std::size_t(samples + 1));
-  // Both loop changes are relative to |area(0)|: for a conjugate plane (q_i, p_i) that equals
-  // |I(0)|; for any other plane I(0) = 0 and the loop's own area is the natural scale.
-  const double scale = std::fabs(v0.a);
-  double max_a = 0.0, max_b = 0.0;
-  auto emit = [&](double t, const SampleValues& v) {
-    std::vector<double> row{t};
-    if (is_loop) {
-      const double da = (v.a - v0.a) / scale, db = (v.b - v0.b) / scale;
-      if (std::isfinite(da)) max_a = std::max(max_a, std::fabs(da));
-      if (std::isfinite(db)) max_b = std::max(max_b, std::fabs(db));
-      row.insert(row.end(), {v.a, da, v.b, db});
-    } else {
-      const double d = v.a / v0.a - 1.0;
-      if (std::isfinite(d)) max_a = std::max(max_a, std::fabs(d));
-      row.insert(row.end(), {v.a, d});
-    }
-    for (std::size_t k = 0; k < row.size(); ++k) table.columns[k].real.push_back(row[k]);
-  };
-
-  emit(0.0, v0);
-  const std::size_t per_sample = std::size_t(dim) * std::size_t(n) * sizeof(double);
-  const std::int64_t window = std::max<std::int64_t>(1, std::int64_t(kWindowBytes / per_sample));
-  std::vector<double> states;
-  auto time_of = [&](std::int64_t m) { return double((m + 1) * sm.every) * job.integration.dt; };
-  for (std::int64_t a = 0; a < valid; a += window) {
-    const std::int64_t b = std::min(valid, a + window);
-    read_window(hits, a, b, states);
-    std::vector<SampleValues> vals(std::size_t(b - a));
-#pragma omp parallel for schedule(dynamic)
-    for (std::int64_t m = a; m < b; ++m)
-      vals[std::size_t(m - a)] =
-          evaluate(states.data() + std::size_t(m - a) * std::size_t(dim) * std::size_t(n));
-    for (std::int64_t m = a; m < b; ++m) emit(time_of(m), vals[std::size_t(m - a)]);
-  }
-  for (std::int64_t m = valid; m < samples; ++m) emit(time_of(m), SampleValues{nan, nan});
-
-  nlohmann::ordered_json& s = table.summary;
-  s["kind"] = sm.kind;
-  s["every"] = sm.every;
-  s["samples"] = samples + 1;
-  s["valid_samples"] = valid + 1;
-  if (is_loop) {
-    s["shape"] = sm.shape;
-    s["plane"] = {model->state_names[std::size_t(sm.plane[0])],
-                  model->state_names[std::size_t(sm.plane[1])]};
-    s["points"] = sm.points;
-    s["quadrature"] = sm.shape == "polygon" ? "trapezoid" : "spectral";
-    s["area_initial"] = v0.a;
-    s["poincare_invariant_initial"] = v0.b;
-    s["area_relative_change_max"] = max_a;
-    s["poincare_relative_change_max"] = max_b;
-  } else {
-    s["edge"] = sm.edge;
-    s["volume_ratio_initial"] = v0.a;
-    s["volume_relative_change_max"] = max_a;
-  }
-  if (valid < samples) {
-    s["stopped_trajectories"] = stopped;
-    std::string t_first;
-    append_number(t_first, time_of(valid));
-    s["note"] =
-        std::to_string(stopped) +
-        " trajectories of the cloud stopped (see final.csv status); samples from t = " + t_first +
-        " on are NaN in invariants.csv and the maxima cover the valid samples only";
-  }
+  table.columns = empty_columns(is_loop, counts.samples);
+  RowWriter rows(table.columns, is_loop, v0);
+  rows.add(0.0, v0);
+  add_recorded_samples(job, hits, evaluate, model->dim, counts.valid, rows);
+  // Samples a stopped trajectory never recorded: NaN (the default SampleValues).
+  for (std::int64_t m = counts.valid; m < counts.samples; ++m)
+    rows.add(sample_time(job, m), SampleValues{});
+  table.summary = invariants_summary(job, *model, counts, v0, rows);
   return table;
 }
 

@@ -13,22 +13,34 @@
 
 namespace vigor::host {
 
-nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
-  const std::int64_t n = job.ensemble.count;
-  std::int64_t traj_steps = 0, crossings = 0, recorded = 0;
-  double emax = 0.0, jmax = 0.0, rmax = 0.0;
-  std::int64_t by_status[4] = {0, 0, 0, 0};
+namespace {
+
+/// Sums and maxima over the trajectories of a finished run.
+struct Totals {
+  std::int64_t trajectory_steps = 0, crossings = 0, recorded = 0;
+  double energy_error_max = 0.0, momentum_error_max = 0.0, newton_residual_max = 0.0;
+  std::int64_t by_status[4] = {0, 0, 0, 0};  ///< ok, non-finite, escaped, newton-not-converged
+};
+
+Totals totals_of(const FinalData& f, std::int64_t n) {
+  Totals t;
   for (std::int64_t i = 0; i < n; ++i) {
-    traj_steps += r.final.step[i];
-    crossings += r.final.crossings[i];
-    recorded += r.final.recorded[i];
-    emax = std::max(emax, r.final.energy_error[i]);
-    if (!r.final.momentum_error.empty()) jmax = std::max(jmax, r.final.momentum_error[i]);
-    if (!r.final.newton_residual.empty()) rmax = std::max(rmax, r.final.newton_residual[i]);
-    const auto s = r.final.status[i];
-    if (s >= 0 && s < 4) ++by_status[s];
+    t.trajectory_steps += f.step[i];
+    t.crossings += f.crossings[i];
+    t.recorded += f.recorded[i];
+    t.energy_error_max = std::max(t.energy_error_max, f.energy_error[i]);
+    if (!f.momentum_error.empty())
+      t.momentum_error_max = std::max(t.momentum_error_max, f.momentum_error[i]);
+    if (!f.newton_residual.empty())
+      t.newton_residual_max = std::max(t.newton_residual_max, f.newton_residual[i]);
+    const auto s = f.status[i];
+    if (s >= 0 && s < 4) ++t.by_status[s];
   }
-  nlohmann::ordered_json s;
+  return t;
+}
+
+/// What ran, and where.
+void add_run_identity(nlohmann::ordered_json& s, const Job& job, const RunResult& r) {
   s["vigor_version"] = kVersion;
   s["job"] = job.source;
   s["model"] = job.integration.model;
@@ -39,7 +51,10 @@ nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
   s["precision"] = job.integration.precision == Precision::kFloat ? "float" : "double";
   if (r.threads > 0) s["threads"] = r.threads;
   if (r.mpi_ranks > 1) s["mpi_ranks"] = r.mpi_ranks;
-  s["trajectories"] = n;
+}
+
+void add_sizes(nlohmann::ordered_json& s, const Job& job, const RunResult& r) {
+  s["trajectories"] = job.ensemble.count;
   s["ensemble_kind"] = job.ensemble.kind;
   s["ensemble_skipped"] = job.ensemble.skipped;
   s["steps"] = job.steps;
@@ -53,6 +68,9 @@ nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
     s["chunks"] = r.chunks;
     s["chunk_trajectories"] = r.chunk_trajectories;
   }
+}
+
+void add_timings(nlohmann::ordered_json& s, const RunResult& r, std::int64_t traj_steps) {
   s["wall_seconds"] = r.wall_seconds;
   s["kernel_seconds"] = r.kernel_seconds;
   s["trajectory_steps"] = traj_steps;
@@ -60,10 +78,11 @@ nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
       r.kernel_seconds > 0 ? double(traj_steps) / r.kernel_seconds : 0.0;
   s["trajectory_steps_per_second_wall"] =
       r.wall_seconds > 0 ? double(traj_steps) / r.wall_seconds : 0.0;
-  s["crossings_total"] = crossings;
-  s["crossings_recorded"] = recorded;
-  s["crossings_dropped"] = crossings - recorded;
-  s["energy_error_max"] = emax;
+}
+
+/// The energy, momentum and Newton maxima, with what they depend on.
+void add_conservation(nlohmann::ordered_json& s, const Job& job, const Totals& t) {
+  s["energy_error_max"] = t.energy_error_max;
   // Maxima over the steps whose count is a multiple of this (1: every step).
   s["conservation_every"] = job.integration.conservation_every;
   if (job.integration.compensated) s["compensated"] = true;
@@ -71,29 +90,48 @@ nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
   const IntegratorInfo* integrator = find_integrator(job.integration.integrator);
   if (model && !model->momentum_names.empty()) {
     s["momentum_maps"] = model->momentum_names;
-    s["momentum_error_max"] = jmax;
+    s["momentum_error_max"] = t.momentum_error_max;
   }
   if (integrator && !integrator->is_explicit) {
     s["newton_iterations"] = job.integration.newton_iterations > 0
                                  ? job.integration.newton_iterations
                                  : integrator->newton_iterations;
-    s["newton_residual_max"] = rmax;
+    s["newton_residual_max"] = t.newton_residual_max;
     if (job.integration.newton_tolerance > 0)
       s["newton_tolerance"] = job.integration.newton_tolerance;
   }
+}
+
+/// The process's peak resident memory so far (Linux reports ru_maxrss in KiB).
+void add_peak_host_memory(nlohmann::ordered_json& s) {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) == 0)
+    s["peak_host_memory_bytes"] = std::int64_t(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+nlohmann::ordered_json make_summary(const Job& job, const RunResult& r) {
+  const std::int64_t n = job.ensemble.count;
+  const Totals t = totals_of(r.final, n);
+  nlohmann::ordered_json s;
+  add_run_identity(s, job, r);
+  add_sizes(s, job, r);
+  add_timings(s, r, t.trajectory_steps);
+  s["crossings_total"] = t.crossings;
+  s["crossings_recorded"] = t.recorded;
+  s["crossings_dropped"] = t.crossings - t.recorded;
+  add_conservation(s, job, t);
   if (!r.resumed_at.empty()) s["resumed_at_step"] = r.resumed_at;
   if (job.integration.tangent) {
     s["tangent"] = tangent_summary(r.final.tangent_out, n);
     s["tangent_series"] = "tangent_series.csv";
   }
-  // The process's peak resident memory so far (Linux reports ru_maxrss in KiB).
-  rusage usage{};
-  if (::getrusage(RUSAGE_SELF, &usage) == 0)
-    s["peak_host_memory_bytes"] = std::int64_t(usage.ru_maxrss) * 1024;
-  s["status_counts"] = {{"ok", by_status[0]},
-                        {"non-finite", by_status[1]},
-                        {"escaped", by_status[2]},
-                        {"newton-not-converged", by_status[3]}};
+  add_peak_host_memory(s);
+  s["status_counts"] = {{"ok", t.by_status[0]},
+                        {"non-finite", t.by_status[1]},
+                        {"escaped", t.by_status[2]},
+                        {"newton-not-converged", t.by_status[3]}};
   return s;
 }
 

@@ -58,18 +58,22 @@ const char* kUsings =
     "    using kernels::formula_abs_adjoint; using kernels::formula_min_adjoint;\n"
     "    using kernels::formula_max_adjoint;\n";
 
-/// One line per node of `f`, its temporaries named <prefix>N; returns the root's expression as
-/// a T.
-std::string emit(std::ostringstream& o, const Formula& f, const std::string& prefix) {
-  const auto name = [&](int i) { return prefix + std::to_string(i); };
-  // An operand of a two-argument function beside one that varies is made a T, so both have one
-  // type (pow(Real, T) has no overload).
-  const auto as_t = [&](int i, bool other_varies) {
-    return other_varies && !f.varies[i] ? "T(" + name(i) + ")" : name(i);
-  };
-  static const char* kBinary[] = {"", "", "", "", "", " + ", " - ", " * ", " / "};
-  // The exponent of an integer power is part of the ipow call, not a value of its own (a tree
-  // node has one parent, so nothing else reads it).
+/// The names of the forward temporaries of a tree: <prefix>N for node N.
+struct Temporaries {
+  const Formula& f;
+  std::string prefix;
+
+  std::string operator()(int i) const { return numbered(prefix.c_str(), i); }
+  /// Node i as an operand of a two-argument function: made a T beside an operand that varies, so
+  /// both have one type (pow(Real, T) has no overload).
+  std::string as_t(int i, bool other_varies) const {
+    return other_varies && !f.varies[i] ? "T(" + (*this)(i) + ")" : (*this)(i);
+  }
+};
+
+/// The nodes that get no line of their own: the exponent of an integer power is part of the ipow
+/// call, not a value of its own (a tree node has one parent, so nothing else reads it).
+std::vector<bool> ipow_exponents(const Formula& f) {
   std::vector<bool> skip(f.nodes.size());
   for (const Node& n : f.nodes) {
     int e = 0;
@@ -78,49 +82,74 @@ std::string emit(std::ostringstream& o, const Formula& f, const std::string& pre
       if (f.nodes[n.b].op == Op::kNeg) skip[f.nodes[n.b].a] = true;
     }
   }
+  return skip;
+}
+
+/// The array a variable is read from: q, v or p.
+const char* variable_array(Var var) { return var == Var::kQ ? "q" : var == Var::kV ? "v" : "p"; }
+
+/// x^y: kernels::ipow for an integer literal exponent, else pow.
+void write_power(std::ostringstream& o, const Formula& f, const Node& n, const Temporaries& name) {
+  int e = 0;
+  if (integer_exponent(f, n.b, e))
+    o << "ipow(" << name(n.a) << ", " << e << ")";
+  else
+    o << "pow(" << name.as_t(n.a, f.varies[n.b]) << ", " << name(n.b) << ")";
+}
+
+/// A call of a function of one or two arguments.
+void write_call(std::ostringstream& o, const Formula& f, const Node& n, const Temporaries& name) {
+  if (n.b < 0)
+    o << callee(n.fn) << "(" << name(n.a) << ")";
+  else
+    o << callee(n.fn) << "(" << name.as_t(n.a, f.varies[n.b]) << ", "
+      << name.as_t(n.b, f.varies[n.a]) << ")";
+}
+
+/// The value of node `n`, from the temporaries of its operands.
+void write_node(std::ostringstream& o, const Formula& f, const Node& n, const Temporaries& name) {
+  static const char* kBinary[] = {"", "", "", "", "", " + ", " - ", " * ", " / "};
+  switch (n.op) {
+    case Op::kNumber:
+      o << literal(n.value);
+      break;
+    case Op::kParam:
+      o << "c[" << n.index << "]";
+      break;
+    case Op::kTime:
+      o << "t";
+      break;
+    case Op::kVariable:
+      o << variable_array(n.var) << "[" << n.index << "]";
+      break;
+    case Op::kNeg:
+      o << "-" << name(n.a);
+      break;
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul:
+    case Op::kDiv:
+      o << name(n.a) << kBinary[int(n.op)] << name(n.b);
+      break;
+    case Op::kPow:
+      write_power(o, f, n, name);
+      break;
+    case Op::kCall:
+      write_call(o, f, n, name);
+      break;
+  }
+}
+
+/// One line per node of `f`, its temporaries named <prefix>N; returns the root's expression as
+/// a T.
+std::string emit(std::ostringstream& o, const Formula& f, const std::string& prefix) {
+  const Temporaries name{f, prefix};
+  const std::vector<bool> skip = ipow_exponents(f);
   for (std::size_t k = 0; k < f.nodes.size(); ++k) {
     const int i = int(k);
-    const Node& n = f.nodes[k];
     if (skip[k]) continue;
     o << "    const " << (f.varies[i] ? "T " : "Real ") << name(i) << " = ";
-    switch (n.op) {
-      case Op::kNumber:
-        o << literal(n.value);
-        break;
-      case Op::kParam:
-        o << "c[" << n.index << "]";
-        break;
-      case Op::kTime:
-        o << "t";
-        break;
-      case Op::kVariable:
-        o << (n.var == Var::kQ ? "q" : n.var == Var::kV ? "v" : "p") << "[" << n.index << "]";
-        break;
-      case Op::kNeg:
-        o << "-" << name(n.a);
-        break;
-      case Op::kAdd:
-      case Op::kSub:
-      case Op::kMul:
-      case Op::kDiv:
-        o << name(n.a) << kBinary[int(n.op)] << name(n.b);
-        break;
-      case Op::kPow: {
-        int e = 0;
-        if (integer_exponent(f, n.b, e))
-          o << "ipow(" << name(n.a) << ", " << e << ")";
-        else
-          o << "pow(" << as_t(n.a, f.varies[n.b]) << ", " << name(n.b) << ")";
-        break;
-      }
-      case Op::kCall:
-        if (n.b < 0)
-          o << callee(n.fn) << "(" << name(n.a) << ")";
-        else
-          o << callee(n.fn) << "(" << as_t(n.a, f.varies[n.b]) << ", " << as_t(n.b, f.varies[n.a])
-            << ")";
-        break;
-    }
+    write_node(o, f, f.nodes[k], name);
     o << ";\n";
   }
   const std::string root = name(f.root());
@@ -140,167 +169,287 @@ struct Adjoint {
   std::vector<std::string> varying;  ///< factors that vary (T)
 };
 
+/// The adjoint's value as a T expression: the varying factors left to right (so the terms of
+/// one subtree share their leading products), times the Real part.
+std::string adjoint_value(const Adjoint& a) {
+  std::string fixed;
+  if (a.scale != 1.0 && a.scale != -1.0) fixed = literal(a.scale);
+  for (const std::string& r : a.fixed) fixed += (fixed.empty() ? "" : " * ") + r;
+  std::string v;
+  for (const std::string& t : a.varying) v = v.empty() ? t : "(" + v + " * " + t + ")";
+  const std::string sign = a.scale == -1.0 ? "-" : "";
+  if (v.empty()) return sign + "T(" + (fixed.empty() ? std::string("Real(1)") : fixed) + ")";
+  return sign + (fixed.empty() ? v : "(" + v + " * (" + fixed + "))");
+}
+
+/// adjoint * k. Numbers fold into the scale unless the product would leave the normal range (a
+/// formula like 1e-300 * q0^2 / 1e-310 is finite, its folded factors are not): then k stays a
+/// factor.
+Adjoint scaled(Adjoint a, double k) {
+  const double folded = a.scale * k;
+  if (std::isnormal(folded) || k == 0)
+    a.scale = folded;
+  else
+    a.fixed.push_back(literal(k));
+  return a;
+}
+
+/// Whether `e` is a name (t3, a0), not an expression to compute once.
+bool plain_name(const std::string& e) {
+  for (char ch : e)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
+  return true;
+}
+
+/// A node met by the reverse sweep: the node, its adjoint, and the temporaries of its operands
+/// (x, y: "" where it has none) and of its own value (r).
+struct Step {
+  const Node& n;
+  Adjoint adjoint;
+  std::string x, y, r;
+};
+
 /// The gradient of the tree `f` (the potential) with respect to q into g, by reverse accumulation
 /// over the tree after its forward lines (emit(), prefix `t`). Only what is not structurally zero
 /// is emitted: no partial for a node that does not vary, no term for a q a subtree does not
 /// contain, no product with a number that is known when generating — all of which forward-mode
 /// duals, under IEEE arithmetic the compiler may not simplify, compute in full.
-void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
-  const auto name = [](int i) { return numbered("t", i); };
-  const auto as_t = [&](int i, bool other_varies) {
-    return other_varies && !f.varies[i] ? "T(" + name(i) + ")" : name(i);
-  };
-  int count = 0;
-  const auto temp = [&](const std::string& expr) {
-    const std::string n = numbered("a", count++);
-    o << "    const T " << n << " = " << expr << ";\n";
+class ReverseSweep {
+ public:
+  ReverseSweep(std::ostringstream& o, const Formula& f, int dof)
+      : o_(o), f_(f), name_{f, "t"}, adj_(f.nodes.size()), terms_(dof) {}
+
+  void run() {
+    adj_[f_.root()] = Adjoint{true, 1.0, {}, {}};
+    for (int i = f_.root(); i >= 0; --i)
+      if (f_.varies[i] && adj_[i].set) visit(i);
+    write_gradient();
+  }
+
+ private:
+  std::ostringstream& o_;
+  const Formula& f_;
+  const Temporaries name_;  ///< the forward lines' temporaries
+  int count_ = 0;           ///< the sweep's own temporaries, a0, a1, … written so far
+  std::vector<Adjoint> adj_;
+  std::vector<std::vector<std::string>> terms_;  ///< the terms of each q's partial
+
+  /// A line computing `expr` into the next temporary aN; returns its name.
+  std::string temp(const std::string& expr) {
+    const std::string n = numbered("a", count_++);
+    o_ << "    const T " << n << " = " << expr << ";\n";
     return n;
-  };
-  // The adjoint's value as a T expression: the varying factors left to right (so the terms of
-  // one subtree share their leading products), times the Real part.
-  const auto value = [](const Adjoint& a) {
-    std::string fixed;
-    if (a.scale != 1.0 && a.scale != -1.0) fixed = literal(a.scale);
-    for (const std::string& r : a.fixed) fixed += (fixed.empty() ? "" : " * ") + r;
-    std::string v;
-    for (const std::string& t : a.varying) v = v.empty() ? t : "(" + v + " * " + t + ")";
-    const std::string sign = a.scale == -1.0 ? "-" : "";
-    if (v.empty()) return sign + "T(" + (fixed.empty() ? std::string("Real(1)") : fixed) + ")";
-    return sign + (fixed.empty() ? v : "(" + v + " * (" + fixed + "))");
-  };
-  // Numbers fold into the scale unless the product would leave the normal range (a formula like
-  // 1e-300 * q0^2 / 1e-310 is finite, its folded factors are not): then k stays a factor.
-  const auto scaled = [](Adjoint a, double k) {
-    const double folded = a.scale * k;
-    if (std::isnormal(folded) || k == 0) a.scale = folded;
-    else a.fixed.push_back(literal(k));
-    return a;
-  };
-  // adjoint * factor (varying or not) * k; a varying factor that is not a plain name is
-  // computed once, into a temporary, however many terms it reaches.
-  const auto plain_name = [](const std::string& e) {
-    for (char ch : e)
-      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
-    return true;
-  };
-  const auto times = [&](Adjoint a, const std::string& factor, bool varies, double k = 1.0) {
+  }
+  /// adjoint * factor (varying or not) * k; a varying factor that is not a plain name is
+  /// computed once, into a temporary, however many terms it reaches.
+  Adjoint times(Adjoint a, const std::string& factor, bool varies, double k = 1.0) {
     a = scaled(a, k);
-    if (!varies) a.fixed.push_back(factor);
-    else a.varying.push_back(plain_name(factor) ? factor : temp(factor));
+    if (!varies)
+      a.fixed.push_back(factor);
+    else
+      a.varying.push_back(plain_name(factor) ? factor : temp(factor));
     return a;
-  };
-  // A new adjoint k * temp(expr): for the rules that are not products (divisions, choices).
-  const auto fresh = [&](const std::string& expr, double k = 1.0) {
+  }
+  /// A new adjoint k * temp(expr): for the rules that are not products (divisions, choices).
+  Adjoint fresh(const std::string& expr, double k = 1.0) {
     return scaled(Adjoint{true, 1.0, {}, {temp(expr)}}, k);
-  };
-  const auto divided = [&](const Adjoint& a, const std::string& divisor, double k = 1.0) {
-    return fresh(value(a) + " / " + divisor, k);
-  };
-  const auto number = [&](int i, double& v) {
-    if (f.nodes[i].op != Op::kNumber) return false;
-    v = f.nodes[i].value;
+  }
+  Adjoint divided(const Adjoint& a, const std::string& divisor, double k = 1.0) {
+    return fresh(adjoint_value(a) + " / " + divisor, k);
+  }
+  /// Whether node i is a number, and which (into v).
+  bool number(int i, double& v) const {
+    if (f_.nodes[i].op != Op::kNumber) return false;
+    v = f_.nodes[i].value;
     return true;
-  };
-  std::vector<Adjoint> adj(f.nodes.size());
-  std::vector<std::vector<std::string>> terms(dof);
-  const auto give = [&](int child, const Adjoint& a) {
-    if (f.varies[child]) adj[child] = a;
-  };
-  adj[f.root()] = Adjoint{true, 1.0, {}, {}};
-  for (int i = f.root(); i >= 0; --i) {
-    const Node& n = f.nodes[i];
-    if (!f.varies[i] || !adj[i].set) continue;
-    const Adjoint A = adj[i];
-    const std::string x = n.a >= 0 ? name(n.a) : "", y = n.b >= 0 ? name(n.b) : "", r = name(i);
-    double v = 0;
+  }
+  /// Passes an adjoint down to a child; one that does not vary needs none.
+  void give(int child, const Adjoint& a) {
+    if (f_.varies[child]) adj_[child] = a;
+  }
+
+  /// Passes node i's adjoint to its operands by the node's derivative rule.
+  void visit(int i) {
+    const Node& n = f_.nodes[i];
+    const Step s{n, adj_[i], n.a >= 0 ? name_(n.a) : "", n.b >= 0 ? name_(n.b) : "", name_(i)};
     switch (n.op) {
       case Op::kVariable:
-        if (n.var == Var::kQ) terms[n.index].push_back(value(A));
+        if (n.var == Var::kQ) terms_[n.index].push_back(adjoint_value(s.adjoint));
         break;
       case Op::kNumber:
       case Op::kParam:
       case Op::kTime:
         break;
       case Op::kNeg:
-        give(n.a, scaled(A, -1));
+        give(n.a, scaled(s.adjoint, -1));
         break;
       case Op::kAdd:
-        give(n.a, A);
-        give(n.b, A);
+        give(n.a, s.adjoint);
+        give(n.b, s.adjoint);
         break;
       case Op::kSub:
-        give(n.a, A);
-        give(n.b, scaled(A, -1));
+        give(n.a, s.adjoint);
+        give(n.b, scaled(s.adjoint, -1));
         break;
       case Op::kMul:
-        if (f.varies[n.a]) give(n.a, number(n.b, v) ? scaled(A, v) : times(A, y, f.varies[n.b]));
-        if (f.varies[n.b]) give(n.b, number(n.a, v) ? scaled(A, v) : times(A, x, f.varies[n.a]));
+        product_rule(s);
         break;
       case Op::kDiv:
-        if (f.varies[n.a])
-          give(n.a, number(n.b, v) && std::isnormal(1 / v) ? scaled(A, 1 / v) : divided(A, y));
-        if (f.varies[n.b]) give(n.b, times(A, "(" + r + " / " + y + ")", true, -1));
+        quotient_rule(s);
         break;
       case Op::kPow:
-      case Op::kCall: {
-        int e = 0;
-        if (n.op == Op::kPow && integer_exponent(f, n.b, e)) {
-          if (e == 1) give(n.a, A);
-          else if (e == 2) give(n.a, times(A, x, true, 2));
-          else if (e != 0)
-            give(n.a, times(A, "ipow(" + x + ", " + std::to_string(e - 1) + ")", true, e));
-          break;
-        }
-        const Fn fn = n.op == Op::kPow ? Fn::kPow : n.fn;
-        switch (fn) {
-          case Fn::kSin: give(n.a, times(A, "cos(" + x + ")", true)); break;
-          case Fn::kCos: give(n.a, times(A, "sin(" + x + ")", true, -1)); break;
-          case Fn::kTan: give(n.a, times(A, "(Real(1) + " + r + " * " + r + ")", true)); break;
-          case Fn::kAsin: give(n.a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")")); break;
-          case Fn::kAcos: give(n.a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")", -1)); break;
-          case Fn::kAtan: give(n.a, divided(A, "(Real(1) + " + x + " * " + x + ")")); break;
-          case Fn::kSinh: give(n.a, times(A, "cosh(" + x + ")", true)); break;
-          case Fn::kCosh: give(n.a, times(A, "sinh(" + x + ")", true)); break;
-          case Fn::kTanh: give(n.a, times(A, "(Real(1) - " + r + " * " + r + ")", true)); break;
-          case Fn::kExp: give(n.a, times(A, r, true)); break;
-          case Fn::kLog: give(n.a, divided(A, x)); break;
-          case Fn::kSqrt: give(n.a, divided(A, r, 0.5)); break;
-          case Fn::kAbs:
-            give(n.a, fresh("formula_abs_adjoint(" + x + ", " + value(A) + ")"));
-            break;
-          case Fn::kAtan2: {  // atan2(y = a, x = b): (x dy - y dx) / (x^2 + y^2)
-            const std::string ta = as_t(n.a, true), tb = as_t(n.b, true);
-            const std::string d = temp(ta + " * " + ta + " + " + tb + " * " + tb);
-            if (f.varies[n.a]) give(n.a, times(A, "(" + tb + " / " + d + ")", true));
-            if (f.varies[n.b]) give(n.b, times(A, "(" + ta + " / " + d + ")", true, -1));
-            break;
-          }
-          case Fn::kPow:  // a^b = exp(b log a)
-            if (f.varies[n.a])
-              give(n.a, times(A, "(" + y + " * pow(" + as_t(n.a, f.varies[n.b]) + ", " + y +
-                                     " - Real(1)))", true));
-            if (f.varies[n.b]) give(n.b, times(A, "(" + r + " * log(" + x + "))", true));
-            break;
-          case Fn::kMin:
-          case Fn::kMax: {
-            const std::string which = fn == Fn::kMin ? "formula_min_adjoint" : "formula_max_adjoint";
-            const std::string ta = as_t(n.a, f.varies[n.b]), tb = as_t(n.b, f.varies[n.a]);
-            for (int k = 0; k < 2; ++k)
-              if (f.varies[k == 0 ? n.a : n.b])
-                give(k == 0 ? n.a : n.b, fresh(which + "(" + ta + ", " + tb + ", " + value(A) +
-                                               ", " + std::to_string(k) + ")"));
-            break;
-          }
-        }
+        power_rule(s);
         break;
-      }
+      case Op::kCall:
+        function_rule(s, n.fn);
+        break;
     }
   }
-  for (int j = 0; j < dof; ++j) {
-    std::string sum;
-    for (const std::string& t : terms[j]) sum += (sum.empty() ? "" : " + ") + t;
-    o << "    g[" << j << "] = " << (sum.empty() ? "T(0)" : sum) << ";\n";
+
+  /// d(x y) = y dx + x dy; a number operand folds into the scale.
+  void product_rule(const Step& s) {
+    const Node& n = s.n;
+    double v = 0;
+    if (f_.varies[n.a])
+      give(n.a, number(n.b, v) ? scaled(s.adjoint, v) : times(s.adjoint, s.y, f_.varies[n.b]));
+    if (f_.varies[n.b])
+      give(n.b, number(n.a, v) ? scaled(s.adjoint, v) : times(s.adjoint, s.x, f_.varies[n.a]));
   }
+
+  /// d(x / y) = dx / y - (x / y) dy / y; a number divisor folds in as its inverse, where that is
+  /// normal.
+  void quotient_rule(const Step& s) {
+    const Node& n = s.n;
+    double v = 0;
+    if (f_.varies[n.a])
+      give(n.a, number(n.b, v) && std::isnormal(1 / v) ? scaled(s.adjoint, 1 / v)
+                                                       : divided(s.adjoint, s.y));
+    if (f_.varies[n.b]) give(n.b, times(s.adjoint, "(" + s.r + " / " + s.y + ")", true, -1));
+  }
+
+  /// x^e for an integer literal e (written ipow): e x^(e-1), nothing for x^0; any other x^y is
+  /// the function pow.
+  void power_rule(const Step& s) {
+    int e = 0;
+    if (!integer_exponent(f_, s.n.b, e)) {
+      function_rule(s, Fn::kPow);
+      return;
+    }
+    if (e == 1)
+      give(s.n.a, s.adjoint);
+    else if (e == 2)
+      give(s.n.a, times(s.adjoint, s.x, true, 2));
+    else if (e != 0)
+      give(s.n.a, times(s.adjoint, "ipow(" + s.x + ", " + std::to_string(e - 1) + ")", true, e));
+  }
+
+  /// The rules of the functions: one each for those of two arguments, one table for the others.
+  void function_rule(const Step& s, Fn fn) {
+    if (fn == Fn::kAtan2)
+      atan2_rule(s);
+    else if (fn == Fn::kPow)
+      pow_rule(s);
+    else if (fn == Fn::kMin || fn == Fn::kMax)
+      min_max_rule(s, fn == Fn::kMin ? "formula_min_adjoint" : "formula_max_adjoint");
+    else
+      unary_function_rule(s, fn);
+  }
+
+  /// d f(x) = f'(x) dx for the functions of one argument; tan, tanh, exp and sqrt take their
+  /// derivative from their value r.
+  void unary_function_rule(const Step& s, Fn fn) {
+    const Adjoint& A = s.adjoint;
+    const std::string &x = s.x, &r = s.r;
+    const int a = s.n.a;
+    switch (fn) {
+      case Fn::kSin:
+        give(a, times(A, "cos(" + x + ")", true));
+        break;
+      case Fn::kCos:
+        give(a, times(A, "sin(" + x + ")", true, -1));
+        break;
+      case Fn::kTan:
+        give(a, times(A, "(Real(1) + " + r + " * " + r + ")", true));
+        break;
+      case Fn::kAsin:
+        give(a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")"));
+        break;
+      case Fn::kAcos:
+        give(a, divided(A, "sqrt(Real(1) - " + x + " * " + x + ")", -1));
+        break;
+      case Fn::kAtan:
+        give(a, divided(A, "(Real(1) + " + x + " * " + x + ")"));
+        break;
+      case Fn::kSinh:
+        give(a, times(A, "cosh(" + x + ")", true));
+        break;
+      case Fn::kCosh:
+        give(a, times(A, "sinh(" + x + ")", true));
+        break;
+      case Fn::kTanh:
+        give(a, times(A, "(Real(1) - " + r + " * " + r + ")", true));
+        break;
+      case Fn::kExp:
+        give(a, times(A, r, true));
+        break;
+      case Fn::kLog:
+        give(a, divided(A, x));
+        break;
+      case Fn::kSqrt:
+        give(a, divided(A, r, 0.5));
+        break;
+      case Fn::kAbs:
+        give(a, fresh("formula_abs_adjoint(" + x + ", " + adjoint_value(A) + ")"));
+        break;
+      default:  // the functions of two arguments: function_rule
+        break;
+    }
+  }
+
+  /// atan2(y = a, x = b): (x dy - y dx) / (x^2 + y^2).
+  void atan2_rule(const Step& s) {
+    const Node& n = s.n;
+    const std::string ta = name_.as_t(n.a, true), tb = name_.as_t(n.b, true);
+    const std::string d = temp(ta + " * " + ta + " + " + tb + " * " + tb);
+    if (f_.varies[n.a]) give(n.a, times(s.adjoint, "(" + tb + " / " + d + ")", true));
+    if (f_.varies[n.b]) give(n.b, times(s.adjoint, "(" + ta + " / " + d + ")", true, -1));
+  }
+
+  /// a^b = exp(b log a): d a^b = b a^(b-1) da + a^b log(a) db.
+  void pow_rule(const Step& s) {
+    const Node& n = s.n;
+    if (f_.varies[n.a])
+      give(n.a, times(s.adjoint,
+                      "(" + s.y + " * pow(" + name_.as_t(n.a, f_.varies[n.b]) + ", " + s.y +
+                          " - Real(1)))",
+                      true));
+    if (f_.varies[n.b]) give(n.b, times(s.adjoint, "(" + s.r + " * log(" + s.x + "))", true));
+  }
+
+  /// min and max pass the adjoint to the operand they choose, lane by lane (`which`, of
+  /// kernels/formula_math.hpp, given the operand's position).
+  void min_max_rule(const Step& s, const std::string& which) {
+    const Node& n = s.n;
+    const std::string ta = name_.as_t(n.a, f_.varies[n.b]), tb = name_.as_t(n.b, f_.varies[n.a]);
+    for (int k = 0; k < 2; ++k)
+      if (f_.varies[k == 0 ? n.a : n.b])
+        give(k == 0 ? n.a : n.b, fresh(which + "(" + ta + ", " + tb + ", " +
+                                       adjoint_value(s.adjoint) + ", " + std::to_string(k) + ")"));
+  }
+
+  /// g[j] = the sum of the terms q_j took (T(0) for a q the tree does not contain).
+  void write_gradient() {
+    for (int j = 0; j < int(terms_.size()); ++j) {
+      std::string sum;
+      for (const std::string& t : terms_[j]) sum += (sum.empty() ? "" : " + ") + t;
+      o_ << "    g[" << j << "] = " << (sum.empty() ? "T(0)" : sum) << ";\n";
+    }
+  }
+};
+
+/// The lines of potential_gradient after the forward lines: see ReverseSweep.
+void emit_gradient(std::ostringstream& o, const Formula& f, int dof) {
+  ReverseSweep(o, f, dof).run();
 }
 
 /// `count` results of the formulas `fs` into a kernels::Vec<T, size> named r.
@@ -410,8 +559,7 @@ void emit_functions(std::ostringstream& o, const ModelSpec& spec) {
 
 }  // namespace
 
-std::string model_header(const ModelSpec& spec, const std::string& struct_name,
-                         bool tangent_maps) {
+std::string model_header(const ModelSpec& spec, const std::string& struct_name, bool tangent_maps) {
   std::ostringstream o;
   o << "// Generated by vigor from the formula model \"" << spec.name
     << "\" of a job file (host/job/formula/codegen.cpp); do not edit.\n"
