@@ -881,6 +881,12 @@ TEST(EnsembleFile, CsvColumnsAreFoundByNameSoAFinalCsvContinuesARun) {
   ASSERT_EQ(job.ensemble.count, 2);
   EXPECT_EQ(at(job.ensemble, 0, 1), -0.03);
   EXPECT_EQ(at(job.ensemble, 3, 0), -0.02);
+  // Text before the state columns: the numbers after it are read all the same.
+  const TempFile labels("labels.csv", "label,q0,q1,p0,p1\norbit a,0.01,0.1,0.35,-0.02\n");
+  const Job labelled = parse_job(file_job(labels.path.string()).dump());
+  ASSERT_EQ(labelled.ensemble.count, 1);
+  for (int c = 0; c < 4; ++c)
+    EXPECT_EQ(at(labelled.ensemble, c, 0), (std::vector<double>{0.01, 0.1, 0.35, -0.02}[c])) << c;
   // Without a header the row is the state.
   const TempFile g("plain.csv", "0, 0.1, 0.35, 0\n0,-0.1,0.3,0.01\r\n");
   const Job plain = parse_job(file_job(g.path.string()).dump());

@@ -299,8 +299,8 @@ bool parse_numbers(const std::vector<std::string>& fields, std::vector<double>& 
 void keep_text_fields(ArrayFile& a, const std::vector<std::string>& fields,
                       std::vector<double>& row, std::int64_t lineno, const std::string& file) {
   for (std::size_t c = 0; c < fields.size(); ++c) {
-    double v;
-    if (parse_number(fields[c], v)) continue;
+    // parse_numbers stopped at the first text field: the numbers after it are read here.
+    if (parse_number(fields[c], row[c])) continue;
     if (a.names.empty())
       bad(file, "line " + std::to_string(lineno) + ", field " + std::to_string(c + 1) +
                     ": not a number: '" + fields[c] + "'");
