@@ -5,8 +5,13 @@
 #if defined(VIGOR_HAVE_HDF5)
 #include <hdf5.h>
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/core/config.hpp"
 #endif
@@ -25,6 +30,7 @@ Hdf5Results::Hdf5Results(const std::filesystem::path&, const std::vector<std::st
 }
 Hdf5Results::~Hdf5Results() = default;
 void Hdf5Results::append_sections(const HitBlock&) {}
+std::size_t Hdf5Results::append_records(int) { return 1; }
 void Hdf5Results::write_table(const std::string&, const std::vector<Column>&) {}
 void Hdf5Results::write_series(const std::string&, const StatSeries&) {}
 void Hdf5Results::write_summary(const nlohmann::ordered_json&) {}
@@ -39,6 +45,35 @@ namespace {
 /// Rows per chunk: 64 Ki values (512 KiB of doubles) compress well and keep appends cheap.
 constexpr hsize_t kChunkRows = hsize_t(1) << 16;
 constexpr unsigned kDeflateLevel = 4;
+
+/// One chunk as the shuffle and deflate filters of a /sections dataset store it: the elements'
+/// bytes as planes (byte 0 of every element, then byte 1, ...), compressed in zlib's format at
+/// kDeflateLevel, as HDF5's deflate filter does. Written with H5Dwrite_chunk, HDF5 reads it back
+/// through the same pipeline; compressing here lets every core take chunks of its own, where
+/// HDF5's pipeline compresses one chunk after another (docs/performance.md, "Writing the
+/// results"). Returns false when zlib fails.
+bool shuffle_deflate(const unsigned char* elements, std::size_t count, std::size_t size,
+                     std::vector<unsigned char>& planes, std::vector<unsigned char>& out) {
+  planes.resize(count * size);
+  for (std::size_t b = 0; b < size; ++b)
+    for (std::size_t e = 0; e < count; ++e) planes[b * count + e] = elements[e * size + b];
+  uLongf bytes = compressBound(uLong(planes.size()));
+  out.resize(bytes);
+  if (compress2(out.data(), &bytes, planes.data(), uLong(planes.size()), int(kDeflateLevel)) !=
+      Z_OK)
+    return false;
+  out.resize(bytes);
+  return true;
+}
+
+/// One /sections column of an appended block: its dataset, name, memory type and values.
+struct SectionColumn {
+  hid_t dataset;
+  std::string what;
+  hid_t type;
+  const unsigned char* bytes;
+  std::size_t size;  ///< bytes per element
+};
 
 /// An HDF5 identifier closed by its own close function when it leaves scope.
 class Handle {
@@ -148,6 +183,72 @@ struct Hdf5Results::Impl {
     check(H5Dwrite(d, mem, ms.get(), fs.get(), H5P_DEFAULT, data), path, what);
   }
 
+  /// The /sections columns of block b (whose crossing numbers are in ibuf) in the datasets'
+  /// types: trajectory, crossing, then t and the state components, column after column.
+  std::vector<SectionColumn> section_columns(const HitBlock& b, hsize_t count) {
+    const std::size_t w = names.size() + 1;
+    const std::size_t real_size = as_float ? sizeof(float) : sizeof(double);
+    if (as_float)
+      fbuf.resize(count * w);
+    else
+      dbuf.resize(count * w);
+    for (std::size_t c = 0; c < w; ++c)
+      for (hsize_t r = 0; r < count; ++r) {
+        const double v = b.values[r * w + c];
+        if (as_float)
+          fbuf[c * count + r] = float(v);
+        else
+          dbuf[c * count + r] = v;
+      }
+    const auto* reals = as_float ? reinterpret_cast<const unsigned char*>(fbuf.data())
+                                 : reinterpret_cast<const unsigned char*>(dbuf.data());
+    std::vector<SectionColumn> out{
+        {columns[0].get(), "/sections/trajectory", H5T_NATIVE_INT64,
+         reinterpret_cast<const unsigned char*>(b.trajectory.data()), sizeof(std::int64_t)},
+        {columns[1].get(), "/sections/crossing", H5T_NATIVE_INT64,
+         reinterpret_cast<const unsigned char*>(ibuf.data()), sizeof(std::int64_t)}};
+    for (std::size_t c = 0; c < w; ++c)
+      out.push_back({columns[2 + c].get(),
+                     "/sections/" + (c == 0 ? std::string("t") : names[c - 1]), real_type(true),
+                     reals + c * count * real_size, real_size});
+    return out;
+  }
+
+  /// Writes `count` rows of every column at row `at`, a chunk boundary, as whole chunks compressed
+  /// in parallel (shuffle_deflate). A last partial chunk is padded with zeros beyond the extent,
+  /// as HDF5 stores an edge chunk.
+  void write_chunks(const std::vector<SectionColumn>& cols, hsize_t at, hsize_t count) {
+    const std::size_t chunks = std::size_t((count + kChunkRows - 1) / kChunkRows);
+    const std::int64_t tasks = std::int64_t(cols.size() * chunks);
+    std::vector<std::vector<unsigned char> > packed(cols.size() * chunks);
+    std::atomic<bool> failed{false};
+#pragma omp parallel
+    {
+      std::vector<unsigned char> padded, planes;
+#pragma omp for schedule(dynamic)
+      for (std::int64_t t = 0; t < tasks; ++t) {
+        const SectionColumn& c = cols[std::size_t(t) / chunks];
+        const std::size_t first = (std::size_t(t) % chunks) * kChunkRows;
+        const std::size_t n = std::min<std::size_t>(kChunkRows, count - first);
+        const unsigned char* src = c.bytes + first * c.size;
+        if (n < kChunkRows) {
+          padded.assign(kChunkRows * c.size, 0);
+          std::memcpy(padded.data(), src, n * c.size);
+          src = padded.data();
+        }
+        if (!shuffle_deflate(src, kChunkRows, c.size, planes, packed[std::size_t(t)]))
+          failed = true;
+      }
+    }
+    if (failed) throw std::runtime_error("cannot write " + path.string() + ": deflate failed");
+    for (std::size_t t = 0; t < packed.size(); ++t) {
+      const SectionColumn& c = cols[t / chunks];
+      const hsize_t offset = at + (t % chunks) * kChunkRows;
+      check(H5Dwrite_chunk(c.dataset, H5P_DEFAULT, 0, &offset, packed[t].size(), packed[t].data()),
+            path, c.what);
+    }
+  }
+
   /// Writes reals in the dataset's type (float32 datasets get the exact float values).
   void write_reals(hid_t d, bool as_f32, hsize_t at, const std::vector<double>& v,
                    const std::string& what) {
@@ -204,6 +305,11 @@ Hdf5Results::Hdf5Results(const std::filesystem::path& file,
 
 Hdf5Results::~Hdf5Results() = default;
 
+std::size_t Hdf5Results::append_records(int dim) {
+  const std::size_t record_bytes = (std::size_t(dim) + 2) * sizeof(double);
+  return std::max<std::size_t>(1, (std::size_t(32) << 20) / record_bytes / kChunkRows) * kChunkRows;
+}
+
 void Hdf5Results::append_sections(const HitBlock& b) {
   Impl& m = *impl_;
   const hsize_t count = b.trajectory.size();
@@ -211,10 +317,6 @@ void Hdf5Results::append_sections(const HitBlock& b) {
   const std::size_t w = m.names.size() + 1;
   if (b.values.size() != count * w)
     throw std::logic_error("Hdf5Results::append_sections: block of the wrong width");
-  const hsize_t new_rows = m.rows + count;
-  for (auto& d : m.columns) check(H5Dset_extent(d.get(), &new_rows), m.path, "growing /sections");
-  m.write_rows(m.columns[0].get(), H5T_NATIVE_INT64, m.rows, count, b.trajectory.data(),
-               "/sections/trajectory");
   m.ibuf.resize(count);
   for (hsize_t r = 0; r < count; ++r) {
     const auto i = std::size_t(b.trajectory[r]);
@@ -222,14 +324,17 @@ void Hdf5Results::append_sections(const HitBlock& b) {
       throw std::logic_error("Hdf5Results::append_sections: trajectory id out of range");
     m.ibuf[r] = m.crossings[i]++;
   }
-  m.write_rows(m.columns[1].get(), H5T_NATIVE_INT64, m.rows, count, m.ibuf.data(),
-               "/sections/crossing");
-  std::vector<double> v(count);
-  for (std::size_t c = 0; c < w; ++c) {
-    for (hsize_t r = 0; r < count; ++r) v[r] = b.values[r * w + c];
-    m.write_reals(m.columns[2 + c].get(), m.as_float, m.rows, v,
-                  "/sections/" + (c == 0 ? std::string("t") : m.names[c - 1]));
-  }
+  const std::vector<SectionColumn> columns = m.section_columns(b, count);
+  const hsize_t new_rows = m.rows + count;
+  for (auto& d : m.columns) check(H5Dset_extent(d.get(), &new_rows), m.path, "growing /sections");
+  // Whole chunks from a chunk boundary are compressed here, on every core. A block that starts
+  // inside a chunk (only after a partial one, which for_each_spill_block gives last) goes
+  // through HDF5's own pipeline, which merges it into the stored chunk.
+  if (m.rows % kChunkRows == 0 && std::endian::native == std::endian::little)
+    m.write_chunks(columns, m.rows, count);
+  else
+    for (const SectionColumn& c : columns)
+      m.write_rows(c.dataset, c.type, m.rows, count, c.bytes, c.what);
   m.rows = new_rows;
 }
 

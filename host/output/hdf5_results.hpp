@@ -36,8 +36,12 @@ class Hdf5Results {
   Hdf5Results(const Hdf5Results&) = delete;
   Hdf5Results& operator=(const Hdf5Results&) = delete;
 
-  /// Appends a drained block to /sections (crossing numbers counted per trajectory).
+  /// Appends a drained block to /sections (crossing numbers counted per trajectory). Blocks of
+  /// append_records(dim) records, the last one shorter, let every core compress chunks of its own.
   void append_sections(const HitBlock& block);
+  /// Records per append for states of `dim` components: whole chunks of /sections, as many as
+  /// 32 MiB of values hold, at least one.
+  static std::size_t append_records(int dim);
   /// Writes a group of equally long columns (/final, /initial).
   void write_table(const std::string& group, const std::vector<Column>& columns);
   /// Writes a per-segment series as a group: segment, t, then the series' columns.

@@ -3,6 +3,7 @@
 #include "host/output/writers.hpp"
 
 #include <cstddef>
+#include <future>
 #include <system_error>
 
 #include "host/output/hdf5_results.hpp"
@@ -24,6 +25,7 @@ class SectionsCsv final : public ResultWriter {
       write_sections_csv(dir / "sections.csv", *run.hits, run.model.state_names,
                          run.float_precision());
   }
+  bool self_contained() const override { return true; }
 };
 
 /// invariants.csv of a loop or parallelepiped ensemble, from its stroboscopic samples.
@@ -41,6 +43,7 @@ class FinalCsv final : public ResultWriter {
   void write(FinishedRun& run, const fs::path& dir) const override {
     write_csv(dir / "final.csv", run.final_table, run.float_precision());
   }
+  bool self_contained() const override { return true; }
 };
 
 /// energy_series.csv and, with tangent maps, tangent_series.csv.
@@ -54,7 +57,7 @@ class SeriesCsv final : public ResultWriter {
   }
 };
 
-/// results.h5: the initial states, the sections in drain order (blocks of 64 Ki records, so
+/// results.h5: the initial states, the sections in drain order (blocks of at most 32 MiB, so
 /// memory stays bounded whatever the number of crossings), the final table, the series and the
 /// summary.
 class Hdf5File final : public ResultWriter {
@@ -69,7 +72,7 @@ class Hdf5File final : public ResultWriter {
     h5.write_table("initial",
                    initial_columns(job.ensemble.state, run.model.state_names, job.ensemble.count));
     if (run.hits)
-      for_each_spill_block(*run.hits, std::size_t(1) << 16,
+      for_each_spill_block(*run.hits, Hdf5Results::append_records(run.hits->dim()),
                            [&](const HitBlock& b) { h5.append_sections(b); });
     h5.write_table("final", run.final_table);
     h5.write_series("energy_series", run.result.energy_series);
@@ -108,7 +111,18 @@ std::vector<std::unique_ptr<ResultWriter>> result_writers(const Job& job) {
 }
 
 nlohmann::ordered_json write_results(FinishedRun& run, const fs::path& dir) {
-  for (const auto& w : result_writers(run.job)) w->write(run, dir);
+  const auto writers = result_writers(run.job);
+  std::vector<const ResultWriter*> beside, in_turn;
+  for (const auto& w : writers) (w->self_contained() ? beside : in_turn).push_back(w.get());
+  // A failure on either thread fails the run: the future rethrows it, and if this thread throws
+  // first, the future's destructor still waits for the second thread before the run unwinds.
+  std::future<void> second;
+  if (!beside.empty())
+    second = std::async(std::launch::async, [&] {
+      for (const ResultWriter* w : beside) w->write(run, dir);
+    });
+  for (const ResultWriter* w : in_turn) w->write(run, dir);
+  if (second.valid()) second.get();
   return run.summary;
 }
 

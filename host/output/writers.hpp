@@ -42,6 +42,9 @@ class ResultWriter {
   /// Writes this format's files into `dir` and adds what it wrote to run.summary. Throws
   /// std::runtime_error on I/O errors.
   virtual void write(FinishedRun& run, const std::filesystem::path& dir) const = 0;
+  /// Whether the writer reads only the finished run's data (never run.summary) and writes only
+  /// its own files: then it may run beside the others (write_results).
+  virtual bool self_contained() const { return false; }
 };
 
 /// The writers of a job's outputs, in the order they run: sections.csv, invariants.csv (cloud
@@ -49,7 +52,10 @@ class ResultWriter {
 /// records what the others wrote.
 std::vector<std::unique_ptr<ResultWriter>> result_writers(const Job& job);
 
-/// Every writer of the job, in turn, into `dir`; returns the completed summary.
+/// Every writer of the job into `dir`; returns the completed summary. The self-contained writers
+/// (the CSV tables) run on a second thread beside the others, in turn there: results.h5 spends
+/// most of its time in deflate, one core, and sections.csv in number formatting, another
+/// (docs/performance.md, "Writing the results"). The others run in turn on this thread.
 nlohmann::ordered_json write_results(FinishedRun& run, const std::filesystem::path& dir);
 
 }  // namespace vigor::host
