@@ -171,6 +171,89 @@ void check_grid_model(const std::string& path, const ModelInfo& model,
                    " to span the grid; use states, box or random_box");
 }
 
+/// "energy": E, and E as written, for the message when no point of the grid is energetically
+/// allowed (ensemble_generate.cpp).
+void read_grid_energy(const Json& spec, const std::string& path, SectionGridSpec& g) {
+  g.energy_path = join(path, "energy");
+  const Json& energy_json = require(spec, path, "energy", "the energy E, a finite number");
+  g.energy = number(energy_json, g.energy_path);
+  g.energy_shown = show(energy_json);
+}
+
+/// The index of the state coordinate `name`, a key of "axes" or "fixed" at `key_path`. A
+/// coordinate may be used once: as an axis or as a fixed value, never as q_c or p_c.
+int free_grid_coordinate(const std::string& name, const std::string& key_path, const Json& value,
+                         const SectionGridSpec& g, const ModelInfo& model,
+                         const SectionConfig& section) {
+  const int c = model.state_index(name);
+  if (c < 0)
+    fail(key_path, "unknown state coordinate \"" + name + "\" of model " + model.name +
+                       " (known: " + state_list(model) + ")");
+  if (c == g.qc)
+    fail(key_path, "is the section coordinate, fixed at the section value " +
+                       format_number(section.value) + ", got " + show(value));
+  if (c == g.pc)
+    fail(key_path, "is solved from H = E (the momentum conjugate to the section coordinate), got " +
+                       show(value));
+  const auto is_c = [c](const GridAxis& axis) { return axis.coordinate == c; };
+  if (std::any_of(g.axes.begin(), g.axes.end(), is_c))
+    fail(key_path, "is already an axis of the grid, got " + show(value));
+  return c;
+}
+
+/// One axis, [lo, hi, count], of coordinate c.
+GridAxis read_grid_axis(const Json& a, const std::string& key_path, int c) {
+  if (!a.is_array() || a.size() != 3) fail(key_path, "expected [lo, hi, count], got " + show(a));
+  const double lo = number(a[0], at(key_path, 0));
+  const double hi = number(a[1], at(key_path, 1));
+  if (!(hi >= lo))
+    fail(at(key_path, 1), "must be >= lo = " + format_number(lo) + ", got " + show(a[1]));
+  if (!std::isfinite(hi - lo))
+    fail(at(key_path, 1), "the width hi - lo overflows a double (lo = " + format_number(lo) +
+                              "), got " + show(a[1]));
+  const std::int64_t n = integer(a[2], at(key_path, 2), 1, kMaxAxisCount);
+  return {c, lo, hi, n};
+}
+
+/// "axes": exactly two coordinates, and the grid's total, checked against the allowed maximum.
+void read_grid_axes(const Json& spec, const std::string& path, const ModelInfo& model,
+                    const SectionConfig& section, SectionGridSpec& g) {
+  g.axes_path = join(path, "axes");
+  const std::string axis_example = model.state_names[g.qc == 0 ? 1 : 0];
+  const Json& axes_json = require(
+      spec, path, "axes",
+      "two coordinates and their [lo, hi, count], e.g. {\"" + axis_example + "\": [-1, 1, 101]}");
+  object(axes_json, g.axes_path);
+  if (axes_json.size() != 2)
+    fail(g.axes_path, "must name exactly two coordinates (the grid's axes), got " +
+                          std::to_string(axes_json.size()) + ": " + show(axes_json));
+  double total = 1.0;
+  for (auto it = axes_json.begin(); it != axes_json.end(); ++it) {
+    const std::string key_path = join(g.axes_path, it.key());
+    const int c = free_grid_coordinate(it.key(), key_path, it.value(), g, model, section);
+    g.axes.push_back(read_grid_axis(it.value(), key_path, c));
+    total *= double(g.axes.back().count);
+  }
+  check_total(total, g.axes_path);
+  g.total = std::int64_t(total);
+}
+
+/// The grid's base point: q_c on the plane, "fixed" coordinates at their values, the rest 0.
+void read_grid_fixed(const Json& spec, const std::string& path, const ModelInfo& model,
+                     const SectionConfig& section, SectionGridSpec& g) {
+  g.base.assign(model.dim, 0.0);
+  g.base[g.qc] = section.value;
+  const Json* fixed = find(spec, "fixed");
+  if (!fixed) return;
+  const std::string fixed_path = join(path, "fixed");
+  object(*fixed, fixed_path);
+  for (auto it = fixed->begin(); it != fixed->end(); ++it) {
+    const std::string key_path = join(fixed_path, it.key());
+    const int c = free_grid_coordinate(it.key(), key_path, it.value(), g, model, section);
+    g.base[c] = number(it.value(), key_path);
+  }
+}
+
 SectionGridSpec read_section_grid(const Json& spec, const std::string& path, const ModelInfo& model,
                                   const SectionConfig& section) {
   object(spec, path);
@@ -179,75 +262,9 @@ SectionGridSpec read_section_grid(const Json& spec, const std::string& path, con
   SectionGridSpec g;
   g.qc = section.coordinate;
   g.pc = model.dof + g.qc;
-  const int qc = g.qc, pc = g.pc;
-
-  g.energy_path = join(path, "energy");
-  const Json& energy_json = require(spec, path, "energy", "the energy E, a finite number");
-  g.energy = number(energy_json, g.energy_path);
-  g.energy_shown = show(energy_json);
-
-  g.axes_path = join(path, "axes");
-  const std::string axis_example = model.state_names[qc == 0 ? 1 : 0];
-  const Json& axes_json = require(
-      spec, path, "axes",
-      "two coordinates and their [lo, hi, count], e.g. {\"" + axis_example + "\": [-1, 1, 101]}");
-  object(axes_json, g.axes_path);
-  if (axes_json.size() != 2)
-    fail(g.axes_path, "must name exactly two coordinates (the grid's axes), got " +
-                          std::to_string(axes_json.size()) + ": " + show(axes_json));
-
-  // A coordinate may be used once: as an axis or as a fixed value, never as q_c or p_c.
-  std::vector<int> role(model.dim, 0);  // 0 free (defaults to 0), 1 axis, 2 fixed
-  auto check_coordinate = [&](const std::string& name, const std::string& key_path,
-                              const Json& value) -> int {
-    const int c = model.state_index(name);
-    if (c < 0)
-      fail(key_path, "unknown state coordinate \"" + name + "\" of model " + model.name +
-                         " (known: " + state_list(model) + ")");
-    if (c == qc)
-      fail(key_path, "is the section coordinate, fixed at the section value " +
-                         format_number(section.value) + ", got " + show(value));
-    if (c == pc)
-      fail(key_path,
-           "is solved from H = E (the momentum conjugate to the section coordinate), got " +
-               show(value));
-    if (role[c] == 1) fail(key_path, "is already an axis of the grid, got " + show(value));
-    return c;
-  };
-
-  double total = 1.0;
-  for (auto it = axes_json.begin(); it != axes_json.end(); ++it) {
-    const std::string key_path = join(g.axes_path, it.key());
-    const int c = check_coordinate(it.key(), key_path, it.value());
-    const Json& a = it.value();
-    if (!a.is_array() || a.size() != 3) fail(key_path, "expected [lo, hi, count], got " + show(a));
-    const double lo = number(a[0], at(key_path, 0));
-    const double hi = number(a[1], at(key_path, 1));
-    if (!(hi >= lo))
-      fail(at(key_path, 1), "must be >= lo = " + format_number(lo) + ", got " + show(a[1]));
-    if (!std::isfinite(hi - lo))
-      fail(at(key_path, 1), "the width hi - lo overflows a double (lo = " + format_number(lo) +
-                                "), got " + show(a[1]));
-    const std::int64_t n = integer(a[2], at(key_path, 2), 1, kMaxAxisCount);
-    total *= double(n);
-    role[c] = 1;
-    g.axes.push_back({c, lo, hi, n});
-  }
-  check_total(total, g.axes_path);
-  g.total = std::int64_t(total);
-
-  g.base.assign(model.dim, 0.0);
-  g.base[qc] = section.value;
-  if (const Json* fixed = find(spec, "fixed")) {
-    const std::string fixed_path = join(path, "fixed");
-    object(*fixed, fixed_path);
-    for (auto it = fixed->begin(); it != fixed->end(); ++it) {
-      const std::string key_path = join(fixed_path, it.key());
-      const int c = check_coordinate(it.key(), key_path, it.value());
-      g.base[c] = number(it.value(), key_path);
-      role[c] = 2;
-    }
-  }
+  read_grid_energy(spec, path, g);
+  read_grid_axes(spec, path, model, section, g);
+  read_grid_fixed(spec, path, model, section, g);
   g.sign = section.direction == kernels::kDirDown ? -1.0 : 1.0;
   return g;
 }

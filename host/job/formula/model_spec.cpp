@@ -48,6 +48,17 @@ std::vector<Formula> parse_list(const Json& v, const std::string& path, const Sc
   return out;
 }
 
+void read_name(const Json& formula, const std::string& path, ModelSpec& spec) {
+  const Json* name = find(formula, "name");
+  if (!name) return;
+  spec.name = string_value(*name, join(path, "name"));
+  if (!is_model_name(spec.name))
+    fail(join(path, "name"),
+         "must be lower-case letters, digits and '_', starting with a "
+         "letter (at most 64), got " +
+             show(*name));
+}
+
 void read_params(const Json& model, const std::string& path, ModelSpec& spec) {
   const Json* params = find(model, "params");
   if (!params) return;
@@ -68,6 +79,29 @@ void read_params(const Json& model, const std::string& path, ModelSpec& spec) {
   }
 }
 
+/// The model's energy term: a potential V(q) (a separable model) or a lagrangian L(q, v), exactly
+/// one of them.
+void read_energy_term(const Json& formula, const std::string& path, const Scope& base,
+                      ModelSpec& spec) {
+  const Json* potential = find(formula, "potential");
+  const Json* lagrangian = find(formula, "lagrangian");
+  if (!potential == !lagrangian)
+    fail(path, std::string(potential ? "give either potential or lagrangian, not both"
+                                     : "needs a potential V(q) (with optional masses) or a "
+                                       "lagrangian L(q, v)"));
+  if (potential) {
+    Scope ps = base;
+    ps.what = "potential";
+    spec.energy_term = parse_at(*potential, join(path, "potential"), ps);
+  } else {
+    spec.kind = ModelSpec::Kind::kLagrangian;
+    Scope ls = base;
+    ls.velocities = true;
+    ls.what = "lagrangian";
+    spec.energy_term = parse_at(*lagrangian, join(path, "lagrangian"), ls);
+  }
+}
+
 void read_masses(const Json& formula, const std::string& path, ModelSpec& spec) {
   spec.masses.assign(spec.dof, 1.0);
   const Json* masses = find(formula, "masses");
@@ -85,6 +119,34 @@ void read_masses(const Json& formula, const std::string& path, ModelSpec& spec) 
       fail(at(mpath, i), "a mass must be > 0 (and its inverse finite), got " + show((*masses)[i]));
     spec.masses[i] = m;
   }
+}
+
+void read_constraints(const Json& formula, const std::string& path, const Scope& base,
+                      ModelSpec& spec) {
+  const Json* constraints = find(formula, "constraints");
+  if (!constraints) return;
+  const std::string cpath = join(path, "constraints");
+  Scope cs = base;
+  cs.what = "constraints";
+  spec.constraints = parse_list(*constraints, cpath, cs);
+  if (spec.constraints.empty() || int(spec.constraints.size()) >= spec.dof)
+    fail(cpath, "needs between 1 and dof - 1 = " + std::to_string(spec.dof - 1) +
+                    " constraints, got " + std::to_string(spec.constraints.size()));
+}
+
+void read_force(const Json& formula, const std::string& path, const Scope& base, ModelSpec& spec) {
+  const Json* force = find(formula, "force");
+  if (!force) return;
+  const std::string force_path = join(path, "force");
+  Scope fs = base;
+  fs.velocities = fs.time = true;
+  fs.what = "force";
+  spec.force = parse_list(*force, force_path, fs);
+  if (int(spec.force.size()) != spec.dof)
+    fail(force_path, "needs " + std::to_string(spec.dof) +
+                         " generalised forces (one per degree of "
+                         "freedom), got " +
+                         std::to_string(spec.force.size()));
 }
 
 void read_state_names(const Json& formula, const std::string& path, ModelSpec& spec) {
@@ -164,59 +226,18 @@ ModelSpec read_model_spec(const Json& model, const std::string& path) {
              {"name", "dof", "potential", "lagrangian", "masses", "constraints", "force",
               "momentum_maps", "state_names"},
              "key of a formula model");
-  if (const Json* name = find(formula, "name")) {
-    spec.name = string_value(*name, join(fpath, "name"));
-    if (!is_model_name(spec.name))
-      fail(join(fpath, "name"),
-           "must be lower-case letters, digits and '_', starting with a "
-           "letter (at most 64), got " +
-               show(*name));
-  }
+  read_name(formula, fpath, spec);
   spec.dof = int(integer(require(formula, fpath, "dof", "the number of degrees of freedom"),
                          join(fpath, "dof"), 1, kMaxDof));
   read_params(model, path, spec);
-
-  const Json* potential = find(formula, "potential");
-  const Json* lagrangian = find(formula, "lagrangian");
-  if (!potential == !lagrangian)
-    fail(fpath, std::string(potential ? "give either potential or lagrangian, not both"
-                                      : "needs a potential V(q) (with optional masses) or a "
-                                        "lagrangian L(q, v)"));
+  // The names every formula may use; the readers add velocities, time or momenta where theirs do.
   Scope scope;
   scope.dof = spec.dof;
   scope.params = spec.params;
-  if (potential) {
-    scope.what = "potential";
-    spec.energy_term = parse_at(*potential, join(fpath, "potential"), scope);
-  } else {
-    spec.kind = ModelSpec::Kind::kLagrangian;
-    Scope ls = scope;
-    ls.velocities = true;
-    ls.what = "lagrangian";
-    spec.energy_term = parse_at(*lagrangian, join(fpath, "lagrangian"), ls);
-  }
+  read_energy_term(formula, fpath, scope, spec);
   read_masses(formula, fpath, spec);
-  if (const Json* constraints = find(formula, "constraints")) {
-    const std::string cpath = join(fpath, "constraints");
-    Scope cs = scope;
-    cs.what = "constraints";
-    spec.constraints = parse_list(*constraints, cpath, cs);
-    if (spec.constraints.empty() || int(spec.constraints.size()) >= spec.dof)
-      fail(cpath, "needs between 1 and dof - 1 = " + std::to_string(spec.dof - 1) +
-                      " constraints, got " + std::to_string(spec.constraints.size()));
-  }
-  if (const Json* force = find(formula, "force")) {
-    const std::string cpath = join(fpath, "force");
-    Scope fs = scope;
-    fs.velocities = fs.time = true;
-    fs.what = "force";
-    spec.force = parse_list(*force, cpath, fs);
-    if (int(spec.force.size()) != spec.dof)
-      fail(cpath, "needs " + std::to_string(spec.dof) +
-                      " generalised forces (one per degree of "
-                      "freedom), got " +
-                      std::to_string(spec.force.size()));
-  }
+  read_constraints(formula, fpath, scope, spec);
+  read_force(formula, fpath, scope, spec);
   read_momentum_maps(formula, fpath, scope, spec);
   read_state_names(formula, fpath, spec);
   check_params_used(path, spec);
