@@ -5,6 +5,7 @@
 #if defined(VIGOR_HAVE_HDF5)
 #include <hdf5.h>
 
+#include <omp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -25,7 +26,7 @@ bool hdf5_available() { return false; }
 struct Hdf5Results::Impl {};
 
 Hdf5Results::Hdf5Results(const std::filesystem::path&, const std::vector<std::string>&,
-                         std::int64_t, bool) {
+                         std::int64_t, bool, int) {
   throw std::runtime_error("this vigor was built without HDF5 (install libhdf5-dev and rebuild)");
 }
 Hdf5Results::~Hdf5Results() = default;
@@ -133,6 +134,7 @@ struct Hdf5Results::Impl {
   std::filesystem::path path;
   std::vector<std::string> names;  ///< state names
   bool as_float = false;
+  int threads = 1;  ///< that compress the chunks of /sections
   Handle file, sections;
   /// /sections datasets: trajectory, crossing, t, then one per state component.
   std::vector<Handle> columns;
@@ -222,7 +224,7 @@ struct Hdf5Results::Impl {
     const std::int64_t tasks = std::int64_t(cols.size() * chunks);
     std::vector<std::vector<unsigned char> > packed(cols.size() * chunks);
     std::atomic<bool> failed{false};
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
     {
       std::vector<unsigned char> padded, planes;
 #pragma omp for schedule(dynamic)
@@ -282,7 +284,7 @@ struct Hdf5Results::Impl {
 
 Hdf5Results::Hdf5Results(const std::filesystem::path& file,
                          const std::vector<std::string>& state_names, std::int64_t trajectories,
-                         bool float_precision)
+                         bool float_precision, int threads)
     : impl_(std::make_unique<Impl>()) {
   // Errors come back as return codes and become exceptions; HDF5's own stack dump would only
   // repeat them on stderr.
@@ -291,6 +293,7 @@ Hdf5Results::Hdf5Results(const std::filesystem::path& file,
   m.path = file;
   m.names = state_names;
   m.as_float = float_precision;
+  m.threads = threads > 0 ? threads : omp_get_max_threads();
   m.crossings.assign(std::size_t(trajectories), 0);
   m.file = Handle(check(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), file,
                         "cannot create the file"),

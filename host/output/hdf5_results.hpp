@@ -29,9 +29,10 @@ namespace vigor::host {
 class Hdf5Results {
  public:
   /// Creates the file and the /sections datasets. Throws std::runtime_error when the build has
-  /// no HDF5 or the file cannot be created.
+  /// no HDF5 or the file cannot be created. `threads` compress the chunks of /sections (0:
+  /// OpenMP's default).
   Hdf5Results(const std::filesystem::path& file, const std::vector<std::string>& state_names,
-              std::int64_t trajectories, bool float_precision);
+              std::int64_t trajectories, bool float_precision, int threads = 0);
   ~Hdf5Results();
   Hdf5Results(const Hdf5Results&) = delete;
   Hdf5Results& operator=(const Hdf5Results&) = delete;

@@ -68,7 +68,8 @@ class Hdf5File final : public ResultWriter {
     std::error_code ec;
     fs::remove(file, ec);  // a partial one of an attempt killed while writing it
     const Job& job = run.job;
-    Hdf5Results h5(file, run.model.state_names, job.ensemble.count, run.float_precision());
+    Hdf5Results h5(file, run.model.state_names, job.ensemble.count, run.float_precision(),
+                   run.threads);
     h5.write_table("initial",
                    initial_columns(job.ensemble.state, run.model.state_names, job.ensemble.count));
     if (run.hits)
@@ -117,7 +118,9 @@ nlohmann::ordered_json write_results(FinishedRun& run, const fs::path& dir) {
   // A failure on either thread fails the run: the future rethrows it, and if this thread throws
   // first, the future's destructor still waits for the second thread before the run unwinds.
   std::future<void> second;
-  if (!beside.empty())
+  if (run.threads == 1)
+    in_turn.insert(in_turn.begin(), beside.begin(), beside.end());
+  else if (!beside.empty())
     second = std::async(std::launch::async, [&] {
       for (const ResultWriter* w : beside) w->write(run, dir);
     });

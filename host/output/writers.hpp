@@ -32,6 +32,8 @@ struct FinishedRun {
   const HitSpill* hits;
   std::vector<Column> final_table;
   nlohmann::ordered_json summary;
+  /// The run's CPU threads (--threads; 0: OpenMP's default), which the writers keep to as well.
+  int threads = 0;
   bool float_precision() const { return job.integration.precision == Precision::kFloat; }
 };
 
@@ -53,7 +55,8 @@ class ResultWriter {
 std::vector<std::unique_ptr<ResultWriter>> result_writers(const Job& job);
 
 /// Every writer of the job into `dir`; returns the completed summary. The self-contained writers
-/// (the CSV tables) run on a second thread beside the others, in turn there: results.h5 spends
+/// (the CSV tables) run on a second thread beside the others, in turn there (unless the run has
+/// one thread): results.h5 spends
 /// most of its time in deflate, one core, and sections.csv in number formatting, another
 /// (docs/performance.md, "Writing the results"). The others run in turn on this thread.
 nlohmann::ordered_json write_results(FinishedRun& run, const std::filesystem::path& dir);

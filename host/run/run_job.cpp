@@ -196,6 +196,7 @@ class JobRun {
     try {
       if (spill_) spill_->finish();
       FinishedRun finished(job_, r, spill_.get());
+      finished.threads = options_.threads;
       finished.summary["output_dir"] = out_->target().string();
       nlohmann::ordered_json summary = write_results(finished, out_->temp());
       if (tables_) *tables_ = result_tables(finished);
