@@ -55,10 +55,9 @@ class ResultWriter {
 std::vector<std::unique_ptr<ResultWriter>> result_writers(const Job& job);
 
 /// Every writer of the job into `dir`; returns the completed summary. The self-contained writers
-/// (the CSV tables) run on a second thread beside the others, in turn there (unless the run has
-/// one thread): results.h5 spends
-/// most of its time in deflate, one core, and sections.csv in number formatting, another
-/// (docs/performance.md, "Writing the results"). The others run in turn on this thread.
+/// (the CSV tables, mostly number formatting) run in turn on a second thread, beside the others
+/// here (results.h5, mostly deflate); a run of one thread (--threads 1) runs them all in turn
+/// here (docs/performance.md, "Writing the results").
 nlohmann::ordered_json write_results(FinishedRun& run, const std::filesystem::path& dir);
 
 }  // namespace vigor::host
