@@ -329,7 +329,8 @@ TEST(Run, SectionsCsvIsTheSortedHitsByteForByte) {
 }
 
 // The spill file sorted in passes over trajectory ranges (a small memory budget) gives the same
-// bytes as the in-memory sort, including ranges of one trajectory larger than the budget.
+// bytes as the in-memory sort, including ranges of one trajectory larger than the budget; and
+// rows formatted in pieces on three threads (a piece per few records here) the same as on one.
 TEST(Run, SectionsCsvInPassesEqualsInMemory) {
   const TempDir dir("passes");
   const Job job = parse_job(kHenonHeilesJob);
@@ -362,11 +363,13 @@ TEST(Run, SectionsCsvInPassesEqualsInMemory) {
     for (const bool as_float : {false, true}) {
       const std::string want = reference_sections_csv(hits, names, as_float);
       for (const std::size_t budget :
-           {kSectionsSortBudget, 25 * record, 12 * record, 5 * record, std::size_t(1)}) {
-        SCOPED_TRACE("budget " + std::to_string(budget) + (as_float ? " float" : " double"));
-        write_sections_csv(dir.path / "sections.csv", spill, names, as_float, budget);
-        EXPECT_EQ(read_text(dir.path / "sections.csv"), want);
-      }
+           {kSectionsSortBudget, 25 * record, 12 * record, 5 * record, std::size_t(1)})
+        for (const int threads : {1, 3}) {
+          SCOPED_TRACE("budget " + std::to_string(budget) + (as_float ? " float" : " double") +
+                       ", " + std::to_string(threads) + " threads");
+          write_sections_csv(dir.path / "sections.csv", spill, names, as_float, threads, budget);
+          EXPECT_EQ(read_text(dir.path / "sections.csv"), want);
+        }
     }
   }
   // The destructor removes the spill file.

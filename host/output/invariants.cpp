@@ -20,6 +20,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <omp.h>
+
 #include "host/backends/registry.hpp"
 
 namespace vigor::host {
@@ -285,9 +287,10 @@ class RowWriter {
   double max_a_ = 0.0, max_b_ = 0.0;
 };
 
-/// The rows of samples [0, valid), read and evaluated a memory window at a time.
+/// The rows of samples [0, valid), read and evaluated a memory window at a time, on `threads`
+/// threads.
 void add_recorded_samples(const Job& job, const HitSpill& hits, const Evaluator& evaluate, int dim,
-                          std::int64_t valid, RowWriter& rows) {
+                          std::int64_t valid, int threads, RowWriter& rows) {
   const std::int64_t n = job.ensemble.count;
   const std::size_t per_sample = std::size_t(dim) * std::size_t(n) * sizeof(double);
   const std::int64_t window = std::max<std::int64_t>(1, std::int64_t(kWindowBytes / per_sample));
@@ -296,7 +299,7 @@ void add_recorded_samples(const Job& job, const HitSpill& hits, const Evaluator&
     const std::int64_t b = std::min(valid, a + window);
     read_window(hits, a, b, states);
     std::vector<SampleValues> vals(std::size_t(b - a));
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (std::int64_t m = a; m < b; ++m)
       vals[std::size_t(m - a)] =
           evaluate(states.data() + std::size_t(m - a) * std::size_t(dim) * std::size_t(n));
@@ -411,7 +414,7 @@ double determinant(std::vector<double> a, int n) {
   return det;
 }
 
-InvariantsTable invariants_table(const Job& job, const HitSpill& hits) {
+InvariantsTable invariants_table(const Job& job, const HitSpill& hits, int threads) {
   const InvariantSampling& sm = job.ensemble.sampling;
   const ModelInfo* model = find_model(job.integration.model);
   if (sm.kind.empty() || !model) throw std::logic_error("invariants_table: not a cloud ensemble");
@@ -424,7 +427,8 @@ InvariantsTable invariants_table(const Job& job, const HitSpill& hits) {
   table.columns = empty_columns(is_loop, counts.samples);
   RowWriter rows(table.columns, is_loop, v0);
   rows.add(0.0, v0);
-  add_recorded_samples(job, hits, evaluate, model->dim, counts.valid, rows);
+  add_recorded_samples(job, hits, evaluate, model->dim, counts.valid,
+                       threads > 0 ? threads : omp_get_max_threads(), rows);
   // Samples a stopped trajectory never recorded: NaN (the default SampleValues).
   for (std::int64_t m = counts.valid; m < counts.samples; ++m)
     rows.add(sample_time(job, m), SampleValues{});
@@ -432,9 +436,9 @@ InvariantsTable invariants_table(const Job& job, const HitSpill& hits) {
   return table;
 }
 
-nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job,
-                                        const HitSpill& hits) {
-  InvariantsTable table = invariants_table(job, hits);
+nlohmann::ordered_json write_invariants(const fs::path& file, const Job& job, const HitSpill& hits,
+                                        int threads) {
+  InvariantsTable table = invariants_table(job, hits, threads);
   write_csv(file, table.columns, false);
   return std::move(table.summary);
 }

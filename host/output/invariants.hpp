@@ -53,8 +53,9 @@ struct InvariantsTable {
 /// The invariants of a finished run of a loop or parallelepiped ensemble, from its initial
 /// states (t = 0) and the stroboscopic samples in `hits` (finished, not yet removed). A sample
 /// time at which any trajectory of the cloud had already stopped (non-finite, escaped, Newton not
-/// converged) is NaN and counted. Throws std::runtime_error on I/O errors.
-InvariantsTable invariants_table(const Job& job, const HitSpill& hits);
+/// converged) is NaN and counted. The samples are evaluated on `threads` threads (0: OpenMP's
+/// default). Throws std::runtime_error on I/O errors.
+InvariantsTable invariants_table(const Job& job, const HitSpill& hits, int threads = 0);
 
 /// invariants.csv for a finished run of a loop or parallelepiped ensemble, from its initial
 /// states (t = 0) and the stroboscopic samples in `hits` (finished, not yet removed). Returns the
@@ -62,6 +63,6 @@ InvariantsTable invariants_table(const Job& job, const HitSpill& hits);
 /// already stopped (non-finite, escaped, Newton not converged) is written as NaN and counted.
 /// Throws std::runtime_error on I/O errors.
 nlohmann::ordered_json write_invariants(const std::filesystem::path& file, const Job& job,
-                                        const HitSpill& hits);
+                                        const HitSpill& hits, int threads = 0);
 
 }  // namespace vigor::host

@@ -73,7 +73,7 @@ ResultTables result_tables(FinishedRun& run) {
   if (run.job.integration.tangent) t.tangent_series = series_columns(run.result.tangent_series);
   t.summary = run.summary;
   if (run.hits && !run.job.ensemble.sampling.kind.empty()) {
-    InvariantsTable invariants = invariants_table(run.job, *run.hits);
+    InvariantsTable invariants = invariants_table(run.job, *run.hits, run.threads);
     t.invariants = std::move(invariants.columns);
     // As the invariants.csv writer records it (a run without files has no writer).
     if (!t.summary.contains("invariants")) t.summary["invariants"] = std::move(invariants.summary);

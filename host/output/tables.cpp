@@ -4,8 +4,12 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
+
+#include <omp.h>
 
 #include "host/output/tangent_report.hpp"
 #include "kernels/core/config.hpp"
@@ -16,23 +20,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Buffered writer of CSV numbers: shortest round-trip text (to_chars), so values read back
-/// bit-identically; float runs print the float value's shortest form.
-class CsvWriter {
+/// CSV text in a buffer: numbers in their shortest round-trip form (to_chars), so values read
+/// back bit-identically; float runs print the float value's shortest form.
+class CsvText {
  public:
-  explicit CsvWriter(const fs::path& file) : f_(std::fopen(file.c_str(), "wb")), path_(file) {
-    if (!f_) throw std::runtime_error("cannot write " + file.string());
-    buf_.reserve(1 << 20);
-  }
-  ~CsvWriter() {
-    if (f_) std::fclose(f_);
-  }
-  void text(const std::string& s) { buf_ += s; }
+  void text(std::string_view s) { buf_ += s; }
   void sep() { buf_ += ','; }
-  void endl() {
-    buf_ += '\n';
-    if (buf_.size() > (1 << 20) - 4096) flush();
-  }
+  void endl() { buf_ += '\n'; }
   void integer(std::int64_t v) { append(std::to_chars(tmp_, tmp_ + sizeof tmp_, v)); }
   void real(double v, bool as_float) {
     if (as_float)
@@ -40,30 +34,67 @@ class CsvWriter {
     else
       append(std::to_chars(tmp_, tmp_ + sizeof tmp_, v));
   }
-  void close() {
-    flush();
-    if (std::fclose(f_) != 0) {
-      f_ = nullptr;
-      throw std::runtime_error("cannot write " + path_.string() + " (disk full?)");
-    }
-    f_ = nullptr;
-  }
+  const std::string& str() const { return buf_; }
+  void clear() { buf_.clear(); }
 
  private:
   void append(std::to_chars_result r) { buf_.append(tmp_, r.ptr); }
-  void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size())
-      throw std::runtime_error("cannot write " + path_.string() + " (disk full?)");
-    buf_.clear();
-  }
-  std::FILE* f_;
-  fs::path path_;
   std::string buf_;
   char tmp_[64];
 };
 
-void write_row(CsvWriter& out, std::int64_t trajectory, std::int64_t crossing, const double* v,
-               int w, bool float_precision) {
+/// A CSV file written from blocks of text; every failed write throws, naming the file.
+class CsvFile {
+ public:
+  explicit CsvFile(const fs::path& file) : f_(std::fopen(file.c_str(), "wb")), path_(file) {
+    if (!f_) throw std::runtime_error("cannot write " + file.string());
+  }
+  ~CsvFile() {
+    if (f_) std::fclose(f_);
+  }
+  CsvFile(const CsvFile&) = delete;
+  CsvFile& operator=(const CsvFile&) = delete;
+  void write(const std::string& s) {
+    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f_) != s.size()) fail();
+  }
+  void close() {
+    std::FILE* f = f_;
+    f_ = nullptr;
+    if (std::fclose(f) != 0) fail();
+  }
+
+ private:
+  [[noreturn]] void fail() const {
+    throw std::runtime_error("cannot write " + path_.string() + " (disk full?)");
+  }
+  std::FILE* f_;
+  fs::path path_;
+};
+
+/// A CSV file written row by row through a 1 MiB buffer.
+class CsvWriter : public CsvText {
+ public:
+  explicit CsvWriter(const fs::path& file) : file_(file) {}
+  void endl() {
+    CsvText::endl();
+    if (str().size() > (1 << 20) - 4096) flush();
+  }
+  void close() {
+    flush();
+    file_.close();
+  }
+
+ private:
+  void flush() {
+    file_.write(str());
+    clear();
+  }
+  CsvFile file_;
+};
+
+template <class Out>
+void write_row(Out& out, std::int64_t trajectory, std::int64_t crossing, const double* v, int w,
+               bool float_precision) {
   out.integer(trajectory);
   out.sep();
   out.integer(crossing);
@@ -74,63 +105,140 @@ void write_row(CsvWriter& out, std::int64_t trajectory, std::int64_t crossing, c
   out.endl();
 }
 
+/// The records of trajectories [a, b), sorted by trajectory in drain order: trajectory i's are
+/// records start[i - a] to start[i - a + 1] - 1 of `values` (w values each).
+struct SortedRange {
+  std::int64_t a = 0, b = 0;
+  std::vector<std::int64_t> start;
+  std::vector<double> values;
+  int w = 0;
+};
+
+/// Records per piece of a range that one thread formats: a few MiB of text, and at least four
+/// pieces per thread so that formatting and writing overlap.
+std::int64_t piece_records(std::int64_t records, int threads) {
+  constexpr std::int64_t kMostRecords = std::int64_t(1) << 15;
+  return std::clamp<std::int64_t>(records / (4 * std::int64_t(threads)), 1, kMostRecords);
+}
+
+/// The pieces of a range: trajectory boundaries a = cut[0] < ... < cut.back() = b, cut where a
+/// piece reaches `per_piece` records (a trajectory is never split).
+std::vector<std::int64_t> piece_cuts(const SortedRange& r, std::int64_t per_piece) {
+  std::vector<std::int64_t> cut{r.a};
+  for (std::int64_t i = r.a; i < r.b; ++i)
+    if (r.start[std::size_t(i + 1 - r.a)] - r.start[std::size_t(cut.back() - r.a)] >= per_piece)
+      cut.push_back(i + 1);
+  if (cut.back() != r.b) cut.push_back(r.b);
+  return cut;
+}
+
+/// The rows of trajectories [i0, i1) of a sorted range.
+void format_rows(CsvText& out, const SortedRange& r, std::int64_t i0, std::int64_t i1,
+                 bool float_precision) {
+  for (std::int64_t i = i0; i < i1; ++i) {
+    const std::int64_t first = r.start[std::size_t(i - r.a)];
+    for (std::int64_t k = first; k < r.start[std::size_t(i - r.a) + 1]; ++k)
+      write_row(out, i, k - first, &r.values[std::size_t(k) * std::size_t(r.w)], r.w,
+                float_precision);
+  }
+}
+
+/// The rows of a sorted range, formatted in pieces on `threads` threads and written in order:
+/// each piece is written when its turn comes (an ordered loop), while later pieces are formatted.
+void write_range(CsvFile& file, const SortedRange& r, bool float_precision, int threads) {
+  const std::int64_t records = r.start.back();
+  const std::vector<std::int64_t> cut = piece_cuts(r, piece_records(records, threads));
+  const auto pieces = std::int64_t(cut.size()) - 1;
+  std::exception_ptr error;  // of a write: set and read only inside the ordered region
+#pragma omp parallel num_threads(threads)
+  {
+    CsvText text;
+#pragma omp for ordered schedule(dynamic, 1)
+    for (std::int64_t k = 0; k < pieces; ++k) {
+      text.clear();
+      format_rows(text, r, cut[std::size_t(k)], cut[std::size_t(k) + 1], float_precision);
+#pragma omp ordered
+      {
+        if (!error) try {
+            file.write(text.str());
+          } catch (...) {
+            error = std::current_exception();
+          }
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+/// Trajectory a's records when they alone exceed the sort's budget: in file order, which is
+/// theirs, formatted as they are read.
+void write_one_trajectory(CsvFile& file, SpillReader& reader, const HitSpill& hits, std::int64_t a,
+                          bool float_precision) {
+  CsvText text;
+  std::int64_t crossing = 0;
+  reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+    if (t != a) return;
+    write_row(text, t, crossing++, v, hits.dim() + 1, float_precision);
+    if (text.str().size() > (1 << 20)) {
+      file.write(text.str());
+      text.clear();
+    }
+  });
+  file.write(text.str());
+}
+
+/// Reads the records of trajectories [r.a, r.b) from the spill into r, sorted: a counting sort,
+/// offsets from the counts, then one read placing each record. Stable, so each trajectory keeps
+/// its drain order, which is chronological.
+void sort_range(SortedRange& r, SpillReader& reader, const HitSpill& hits) {
+  const auto& counts = hits.counts();
+  r.w = hits.dim() + 1;
+  r.start.assign(std::size_t(r.b - r.a) + 1, 0);
+  for (std::int64_t i = r.a; i < r.b; ++i)
+    r.start[std::size_t(i - r.a) + 1] = r.start[std::size_t(i - r.a)] + counts[std::size_t(i)];
+  std::vector<std::int64_t> next(r.start.begin(), r.start.end() - 1);
+  r.values.resize(std::size_t(r.start.back()) * std::size_t(r.w));
+  reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
+    if (t < r.a || t >= r.b) return;
+    std::memcpy(&r.values[std::size_t(next[std::size_t(t - r.a)]++) * std::size_t(r.w)], v,
+                std::size_t(r.w) * sizeof(double));
+  });
+}
+
 }  // namespace
 
 void write_sections_csv(const fs::path& file, const HitSpill& hits,
                         const std::vector<std::string>& state_names, bool float_precision,
-                        std::size_t memory_budget) {
+                        int threads, std::size_t memory_budget) {
   const std::int64_t n = hits.trajectories();
-  const int w = hits.dim() + 1;
   const auto& counts = hits.counts();
-  CsvWriter out(file);
-  out.text("trajectory,crossing,t");
-  for (const auto& s : state_names) out.text("," + s);
-  out.endl();
-  if (hits.total() == 0) {
-    out.close();
-    return;
-  }
-  SpillReader reader(hits);
-  // Records per pass: values only (the trajectory is implied by the position).
-  const std::int64_t budget_records =
-      std::max<std::int64_t>(1, std::int64_t(memory_budget / (std::size_t(w) * sizeof(double))));
-  std::vector<double> values;
-  std::vector<std::int64_t> start;  // offsets of the range's trajectories, then their cursors
-  for (std::int64_t a = 0; a < n;) {
-    // The range [a, b): as many trajectories as fit in the budget, at least one.
-    std::int64_t b = a, records = 0;
-    while (b < n && (b == a || records + counts[std::size_t(b)] <= budget_records))
-      records += counts[std::size_t(b++)];
-    if (records == 0) {
+  CsvFile out(file);
+  CsvText header;
+  header.text("trajectory,crossing,t");
+  for (const auto& s : state_names) header.text("," + s);
+  header.endl();
+  out.write(header.str());
+  if (hits.total() > 0) {
+    SpillReader reader(hits);
+    // Records per pass: values only (the trajectory is implied by the position).
+    const std::int64_t budget_records = std::max<std::int64_t>(
+        1, std::int64_t(memory_budget / (std::size_t(hits.dim() + 1) * sizeof(double))));
+    SortedRange range;
+    for (std::int64_t a = 0; a < n;) {
+      // The range [a, b): as many trajectories as fit in the budget, at least one.
+      std::int64_t b = a, records = 0;
+      while (b < n && (b == a || records + counts[std::size_t(b)] <= budget_records))
+        records += counts[std::size_t(b++)];
+      if (records > budget_records) {
+        write_one_trajectory(out, reader, hits, a, float_precision);
+      } else if (records > 0) {
+        range.a = a;
+        range.b = b;
+        sort_range(range, reader, hits);
+        write_range(out, range, float_precision, threads > 0 ? threads : omp_get_max_threads());
+      }
       a = b;
-      continue;
     }
-    if (records > budget_records) {
-      // One trajectory alone beyond the budget: its records are in order in the file already.
-      std::int64_t crossing = 0;
-      reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
-        if (t == a) write_row(out, t, crossing++, v, w, float_precision);
-      });
-      a = b;
-      continue;
-    }
-    // Counting sort of the range: offsets from the counts, then one read placing each record.
-    // Stable, so each trajectory keeps its drain order, which is chronological.
-    start.assign(std::size_t(b - a) + 1, 0);
-    for (std::int64_t i = a; i < b; ++i)
-      start[std::size_t(i - a) + 1] = start[std::size_t(i - a)] + counts[std::size_t(i)];
-    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
-    values.resize(std::size_t(records) * std::size_t(w));
-    reader.for_each(hits.total(), [&](std::int64_t t, const double* v) {
-      if (t < a || t >= b) return;
-      std::memcpy(&values[std::size_t(next[std::size_t(t - a)]++) * std::size_t(w)], v,
-                  std::size_t(w) * sizeof(double));
-    });
-    for (std::int64_t i = a; i < b; ++i)
-      for (std::int64_t r = start[std::size_t(i - a)]; r < start[std::size_t(i - a) + 1]; ++r)
-        write_row(out, i, r - start[std::size_t(i - a)], &values[std::size_t(r) * std::size_t(w)],
-                  w, float_precision);
-    a = b;
   }
   out.close();
 }

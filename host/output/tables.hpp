@@ -22,10 +22,12 @@ inline constexpr std::size_t kSectionsSortBudget = std::size_t(1) << 30;
 /// sections.csv: trajectory,crossing,t,<state names> ordered by trajectory then crossing (drain
 /// order within a trajectory, which is chronological). A counting sort over the finished spill
 /// file: in memory when the records fit in `memory_budget` bytes, else in passes over ranges of
-/// trajectories, each reading the file once. Throws std::runtime_error on I/O errors.
+/// trajectories, each reading the file once. The rows are formatted on `threads` threads (0:
+/// OpenMP's default) and written in order, so the bytes do not depend on the thread count.
+/// Throws std::runtime_error on I/O errors.
 void write_sections_csv(const std::filesystem::path& file, const HitSpill& hits,
                         const std::vector<std::string>& state_names, bool float_precision,
-                        std::size_t memory_budget = kSectionsSortBudget);
+                        int threads = 0, std::size_t memory_budget = kSectionsSortBudget);
 
 /// One column of a per-trajectory table, as final.csv prints it and results.h5 stores it.
 struct Column {

@@ -23,7 +23,7 @@ class SectionsCsv final : public ResultWriter {
   void write(FinishedRun& run, const fs::path& dir) const override {
     if (run.hits)
       write_sections_csv(dir / "sections.csv", *run.hits, run.model.state_names,
-                         run.float_precision());
+                         run.float_precision(), run.threads);
   }
   bool self_contained() const override { return true; }
 };
@@ -33,7 +33,8 @@ class InvariantsCsv final : public ResultWriter {
  public:
   void write(FinishedRun& run, const fs::path& dir) const override {
     if (run.hits)
-      run.summary["invariants"] = write_invariants(dir / "invariants.csv", run.job, *run.hits);
+      run.summary["invariants"] =
+          write_invariants(dir / "invariants.csv", run.job, *run.hits, run.threads);
   }
 };
 
