@@ -44,9 +44,11 @@
 #include "bench/engine_run.hpp"
 #include "bench/implicit_suite.hpp"
 #include "bench/reference.hpp"
+#include "host/backends/cpu_info.hpp"
 #include "host/backends/engine.hpp"
 #include "host/backends/registry.hpp"
 #include "host/backends/test_hooks.hpp"
+#include "host/run/run.hpp"
 #include "vigor/version.hpp"
 
 namespace {
@@ -226,9 +228,12 @@ vigor::host::Integration make_integration(Precision precision) {
   return r;
 }
 
+/// The engine as a run without --memory-limit gets it: on a GPU, section buffers sized from the
+/// device's free memory and the host's (host::hit_budget_from_memory).
 EngineRun run_engine(BackendKind backend, Precision precision, const std::vector<double>& soa,
                      std::int64_t n, std::int64_t steps) {
-  return vigor_bench::run_engine(make_integration(precision), backend, soa, n, steps);
+  return vigor_bench::run_engine(make_integration(precision), backend, soa, n, steps,
+                                 vigor::host::engine_resources(vigor::host::RunOptions{}));
 }
 
 // --- The hand-written CPU reference ------------------------------------------------------------
@@ -294,12 +299,12 @@ double mem_available_bytes() {
   return 0;
 }
 
-/// Device-side (or CPU-side array) bytes of one engine plus one reference run.
-double working_set_bytes(std::int64_t n, Precision precision) {
+/// Device-side (or CPU-side array) bytes of one engine plus one reference run, with section
+/// buffers of `hit_budget` bytes at most.
+double working_set_bytes(std::int64_t n, Precision precision, std::size_t hit_budget) {
   const double real = precision == Precision::kFloat ? 4 : 8;
   const vigor::host::Integration r = make_integration(precision);
-  const int cap = vigor::host::choose_hit_capacity(r.section, n, 4, std::size_t(real),
-                                                   vigor::host::EngineResources{}.hit_buffer_bytes);
+  const int cap = vigor::host::choose_hit_capacity(r.section, n, 4, std::size_t(real), hit_budget);
   const double engine = double(n) * (6 * real + 3 * 8 + 2 * 4 + 8 + cap * 5 * real);
   const double reference = double(n) * (5 * real + 8);
   return engine + reference;
@@ -342,7 +347,7 @@ class Bench {
     row.backend = backend == BackendKind::kCpu ? "cpu" : "cuda";
     row.precision = precision == Precision::kDouble ? "fp64" : "fp32";
     row.n = n;
-    const double need = working_set_bytes(n, precision);
+    const double need = working_set_bytes(n, precision, vigor::host::kDefaultHitBudget);
     const double host_need = double(n) * 4 * 8 * 3 +  // ensemble, reference copy, final data
                              (backend == BackendKind::kCpu ? need : 0);
     if (host_need > 0.7 * mem_available_bytes()) {
@@ -353,9 +358,13 @@ class Bench {
 #if defined(VIGOR_BENCH_CUDA)
     if (backend == BackendKind::kCuda) {
       const vigor_bench::GpuInfo g = vigor_bench::cuda_info();
-      if (need > 0.8 * g.free_bytes) {
+      const double device_need =
+          working_set_bytes(n, precision,
+                            vigor::host::hit_budget_from_memory(
+                                std::size_t(g.free_bytes), vigor::host::host_available_memory()));
+      if (device_need > 0.8 * g.free_bytes) {
         row.skipped = true;
-        row.note = "skipped: needs ~" + fmt_rate(need / 1e9) + " GB of device memory";
+        row.note = "skipped: needs ~" + fmt_rate(device_need / 1e9) + " GB of device memory";
         return row;
       }
     }

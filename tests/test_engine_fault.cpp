@@ -63,6 +63,7 @@ class FaultyEngine final : public Engine {
   std::size_t free_memory() const override { return inner_->free_memory(); }
   int simd_lanes() const override { return inner_->simd_lanes(); }
   int hit_capacity() const override { return inner_->hit_capacity(); }
+  std::size_t hit_budget() const override { return inner_->hit_budget(); }
 
  private:
   std::unique_ptr<Engine> inner_;

@@ -162,6 +162,38 @@ TEST(Run, RandomBoxRunsAreReproducible) {
   expect_bitwise_equal(run_with(job, 1), run_with(job, 2));
 }
 
+// A GPU's section buffers follow its memory (host::hit_budget_from_memory): a sixteenth of the
+// device's free memory, at most an eighth of the host's available memory, never below the 256 MiB
+// that were fixed before. What that buys: 10^6 Henon-Heiles trajectories in FP64 (five values per
+// slot) get 6 slots from 256 MiB, about three launches per segment at a crossing per 600 steps and
+// 10^4-step segments, and the 64 slots at most from an 80 GB device.
+TEST(Run, GpuSectionBuffersFollowMemory) {
+  constexpr std::size_t GiB = std::size_t(1) << 30;
+  EXPECT_EQ(hit_budget_from_memory(80 * GiB, 0), 5 * GiB);
+  EXPECT_EQ(hit_budget_from_memory(80 * GiB, 16 * GiB), 2 * GiB);
+  EXPECT_EQ(hit_budget_from_memory(GiB, 512 * GiB), kDefaultHitBudget);
+  EXPECT_EQ(hit_budget_from_memory(80 * GiB, GiB), kDefaultHitBudget);
+  EXPECT_EQ(hit_budget_from_memory(0, 0), kDefaultHitBudget);
+  SectionConfig s;
+  s.kind = 1;
+  s.max_crossings = 1000;
+  EXPECT_EQ(choose_hit_capacity(s, 1000000, 4, 8, kDefaultHitBudget), 6);
+  EXPECT_EQ(choose_hit_capacity(s, 1000000, 4, 8, hit_budget_from_memory(80 * GiB, 0)), 64);
+  // A run without --memory-limit lets a GPU engine draw its budget; one with a limit keeps an
+  // eighth of it. A CPU engine keeps hit_buffer_bytes either way.
+  RunOptions options;
+  EngineResources r = engine_resources(options);
+  EXPECT_TRUE(r.hit_budget_from_memory);
+  EXPECT_EQ(r.hit_buffer_bytes, kDefaultHitBudget);
+  EXPECT_GT(r.host_available, 0u);  // /proc/meminfo on Linux
+  EXPECT_EQ(make_engine(parse_job(kHenonHeilesJob).integration, r, BackendKind::kCpu)->hit_budget(),
+            kDefaultHitBudget);
+  options.memory_limit = GiB;
+  r = engine_resources(options);
+  EXPECT_FALSE(r.hit_budget_from_memory);
+  EXPECT_EQ(r.hit_buffer_bytes, GiB / 8);
+}
+
 // A full per-trajectory buffer pauses the trajectory; the host drains and relaunches. The hit
 // sequence must be exactly that of a run with room to spare: same hits, same order, same bits.
 TEST(Run, SmallSectionBuffersLoseNothing) {

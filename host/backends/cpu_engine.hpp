@@ -129,6 +129,7 @@ class CpuEngine final : public Engine {
   std::string backend_name() const override { return "cpu"; }
   std::string device_name() const override;
   int hit_capacity() const override { return setup_ ? setup_->params.hit_capacity : 0; }
+  std::size_t hit_budget() const override { return resources_.hit_buffer_bytes; }
 
   void upload(const std::vector<double>& state_soa, std::int64_t n) override {
     if (n < 0 || state_soa.size() != std::size_t(n) * kDim)

@@ -97,6 +97,10 @@ class CudaEngine final : public Engine {
     VIGOR_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernels::segment_kernel<M, I, Real>));
     VIGOR_CUDA_CHECK(cudaEventCreate(&start_));
     VIGOR_CUDA_CHECK(cudaEventCreate(&stop_));
+    // Drawn once, before anything of the run is allocated: every chunk's upload then gets the
+    // same capacity, whatever the device holds by then.
+    if (r.hit_budget_from_memory)
+      hit_budget_ = hit_budget_from_memory(free_memory(), r.host_available);
   }
 
   ~CudaEngine() override {
@@ -112,6 +116,7 @@ class CudaEngine final : public Engine {
   std::string backend_name() const override { return "cuda"; }
   std::string device_name() const override { return device_name_; }
   int hit_capacity() const override { return setup_ ? setup_->params.hit_capacity : 0; }
+  std::size_t hit_budget() const override { return hit_budget_; }
 
   void upload(const std::vector<double>& state_soa, std::int64_t n) override {
     if (n < 0 || state_soa.size() != std::size_t(n) * kDim)
@@ -119,8 +124,8 @@ class CudaEngine final : public Engine {
                                   std::to_string(n) + " state values, got " +
                                   std::to_string(state_soa.size()));
     bind();
-    setup_ = std::make_unique<EngineSetup<M, I, Real>>(integration_, n, resources_.hit_buffer_bytes,
-                                                       hooks_, kGpuEventBurstSteps);
+    setup_ = std::make_unique<EngineSetup<M, I, Real>>(integration_, n, hit_budget_, hooks_,
+                                                       kGpuEventBurstSteps);
     n_ = n;
     const std::size_t un = std::size_t(n);
     const int cap = setup_->params.hit_capacity;
@@ -328,6 +333,7 @@ class CudaEngine final : public Engine {
 
   Integration integration_;
   EngineResources resources_;
+  std::size_t hit_budget_ = resources_.hit_buffer_bytes;
   EngineTestHooks hooks_ = engine_test_hooks();  ///< as the engine was constructed with
   int device_ = 0;
   std::string device_name_;

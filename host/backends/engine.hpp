@@ -54,15 +54,25 @@ struct Integration {
   std::int64_t conservation_every = 1;
 };
 
+/// The section buffers' byte budget when nothing else sets it, and the least a budget drawn from
+/// a GPU's memory gets.
+inline constexpr std::size_t kDefaultHitBudget = std::size_t(256) << 20;
+
 /// What a run gives an engine besides the Integration: host threads and section-buffer memory.
 struct EngineResources {
   int threads = 0;  ///< CPU threads; 0: OpenMP default
   /// Bytes the per-trajectory section buffers may take; the capacity per trajectory follows.
-  std::size_t hit_buffer_bytes = std::size_t(256) << 20;
+  std::size_t hit_buffer_bytes = kDefaultHitBudget;
   /// This process's rank among the ranks of its node (-1: not started as ranks). A CUDA engine
   /// uses GPU node_rank mod the number the node exposes, so ranks share GPUs rather than fall
   /// back to the CPU.
   int node_rank = -1;
+  /// A GPU engine sizes its section buffers from its free memory and host_available instead
+  /// (hit_budget_from_memory below); a run sets this when no --memory-limit bounds it. CPU engines
+  /// keep hit_buffer_bytes: their buffers are host memory, paged in only where the kernel writes.
+  bool hit_budget_from_memory = false;
+  /// The host's available memory in bytes (0: unknown), which receives every drain.
+  std::size_t host_available = 0;
 };
 
 /// Hits drained from the buffers, in trajectory order, chronological within a trajectory.
@@ -135,6 +145,10 @@ class Engine {
   virtual int simd_lanes() const { return 1; }
   /// Hit slots per trajectory per drain.
   virtual int hit_capacity() const = 0;
+  /// Bytes the section buffers may take (EngineResources::hit_buffer_bytes, or what a GPU engine
+  /// drew from its memory); the capacity per trajectory follows. Runs reserve twice this (buffers,
+  /// and their compaction or the drained block) when they size chunks.
+  virtual std::size_t hit_budget() const = 0;
   /// Seconds spent inside launch() (the compute, without transfers).
   double kernel_seconds() const { return kernel_seconds_; }
 
@@ -145,6 +159,18 @@ class Engine {
 /// Builds an engine for an Integration on one backend (one per model: host/backends/registry.hpp);
 /// nullptr when the integration's integrator is not among those compiled for the model.
 using EngineFactory = std::unique_ptr<Engine> (*)(const Integration&, const EngineResources&);
+
+/// A GPU engine's section-buffer budget drawn from memory: a sixteenth of the device's free memory,
+/// and at most an eighth of the host's available memory (0: unknown), which receives every drain;
+/// never below kDefaultHitBudget. Buffers large enough for a segment's crossings spare the
+/// relaunches after which a paused lane resumes (a fixed 256 MiB gave 10^6 Hénon–Heiles
+/// trajectories 6 slots, about three launches per segment; docs/performance.md).
+inline std::size_t hit_budget_from_memory(std::size_t device_free, std::size_t host_available) {
+  const std::size_t device = device_free / 16;
+  const std::size_t host = host_available > 0 ? host_available / 8 : device;
+  const std::size_t budget = device < host ? device : host;
+  return budget > kDefaultHitBudget ? budget : kDefaultHitBudget;
+}
 
 /// Section-buffer slots per trajectory: as many as the byte budget allows, at most 64 and at
 /// most max_crossings, at least 1 whenever anything is recorded.

@@ -21,7 +21,7 @@
 namespace vigor::host {
 
 /// Bumped whenever what crosses the plugin boundary changes (PluginHost, the entry's signature).
-inline constexpr int kPluginAbi = 2;
+inline constexpr int kPluginAbi = 3;
 
 /// What the host lends a plugin: the out-of-line functions its engine calls.
 struct PluginHost {

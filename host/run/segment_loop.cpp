@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "host/backends/cpu_info.hpp"
 #include "host/backends/registry.hpp"
 #include "host/run/chunks.hpp"
 #include "host/run/comm.hpp"
@@ -54,7 +55,7 @@ std::int64_t plan_chunk_size(const Job& job, const RunOptions& options, Engine& 
   if (job.has_section()) per += 2 * std::size_t(dim + 1) * real_bytes;
   // The section buffers take at most their byte budget, twice (buffers, and their compaction on a
   // GPU or the drained block on the CPU).
-  const std::size_t fixed = 2 * engine_resources(options).hit_buffer_bytes;
+  const std::size_t fixed = 2 * engine.hit_budget();
   return chunk_size_for(local_n, budget, per, fixed);
 }
 
@@ -298,9 +299,13 @@ EngineResources engine_resources(const RunOptions& options) {
   // Both backends take the default budget: on the CPU the buffers are allocated without being
   // zero-filled, so only the slots the kernel writes are ever paged in, and the larger budget
   // saves relaunches (docs/performance.md, "The section buffers without zero-filling").
-  // Under a memory limit the section buffers take at most an eighth of it.
+  // Under a memory limit the section buffers take at most an eighth of it; without one, a GPU
+  // engine sizes them from its free memory and the host's (hit_budget_from_memory).
   if (options.memory_limit > 0)
     r.hit_buffer_bytes = std::min(r.hit_buffer_bytes, options.memory_limit / 8);
+  else
+    r.hit_budget_from_memory = true;
+  r.host_available = host_available_memory();
   return r;
 }
 
