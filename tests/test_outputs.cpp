@@ -352,6 +352,42 @@ TEST(Hdf5, SectionsAppendedAcrossChunksReadBackExactly) {
     EXPECT_EQ(read_h5_column<double>(file, "/sections/p0", H5T_NATIVE_DOUBLE), p) << as_float;
   }
 }
+
+// A table (/final, /initial, the series) is compressed on every core as /sections is, in chunks of
+// min(64 Ki, rows) rows: a table of two chunks and a partial one, and one smaller than a chunk,
+// read back exactly in every column kind (run-precision reals as float32 in FP32 runs, exact
+// reals, integers, status codes as the enumeration's int8 values).
+TEST(Hdf5, TablesAcrossChunksReadBackExactly) {
+  for (const bool as_float : {false, true})
+    for (const std::size_t rows : {(std::size_t(2) << 16) + 77, std::size_t(1000)}) {
+      TempDir tmp("h5table");
+      const fs::path file = tmp.path / "results.h5";
+      Column x{"x", Column::Kind::kReal, true, {}, {}};
+      Column t{"t", Column::Kind::kReal, false, {}, {}};
+      Column k{"k", Column::Kind::kInteger, false, {}, {}};
+      Column s{"status", Column::Kind::kStatus, false, {}, {}};
+      for (std::size_t r = 0; r < rows; ++r) {
+        x.real.push_back(std::sin(0.1 + double(r)) * (1 + 1e-9 * double(r)));
+        t.real.push_back(1.0 / 3.0 + double(r));
+        k.integer.push_back(std::int64_t(r) * 1'000'003 - 7);
+        s.integer.push_back(std::int64_t(r % 4));
+      }
+      {
+        Hdf5Results h5(file, {"q0"}, 1, as_float, 0);
+        h5.write_table("final", {x, t, k, s});
+        h5.close();
+      }
+      std::vector<double> x_stored = x.real;
+      if (as_float)
+        for (double& v : x_stored) v = double(float(v));
+      EXPECT_EQ(read_h5_column<double>(file, "/final/x", H5T_NATIVE_DOUBLE), x_stored) << rows;
+      EXPECT_EQ(read_h5_column<double>(file, "/final/t", H5T_NATIVE_DOUBLE), t.real) << rows;
+      EXPECT_EQ(read_h5_column<std::int64_t>(file, "/final/k", H5T_NATIVE_INT64), k.integer);
+      const std::vector<std::int8_t> codes =
+          read_h5_column<std::int8_t>(file, "/final/status", H5T_NATIVE_INT8);
+      EXPECT_EQ(std::vector<std::int64_t>(codes.begin(), codes.end()), s.integer) << rows;
+    }
+}
 #endif
 
 // --- Stop signals -----------------------------------------------------------------------------

@@ -259,9 +259,7 @@ class CpuEngine final : public Engine {
   /// SIMD lanes where the pair has them (the tests' scalar reference turns them off).
   bool lanes_on() const { return !hooks_.scalar_lanes; }
 
-  int threads() const {
-    return resources_.threads > 0 ? resources_.threads : omp_get_max_threads();
-  }
+  int threads() const { return thread_count(resources_.threads); }
 
   /// Whether a segment's blocks run bursts, and so take kBurstLanes lanes.
   static bool bursts(const kernels::SegmentParams<Real>& sp) {

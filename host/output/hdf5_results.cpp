@@ -5,7 +5,6 @@
 #if defined(VIGOR_HAVE_HDF5)
 #include <hdf5.h>
 
-#include <omp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "host/backends/cpu_info.hpp"
 #include "kernels/core/config.hpp"
 #endif
 
@@ -47,8 +47,8 @@ namespace {
 constexpr hsize_t kChunkRows = hsize_t(1) << 16;
 constexpr unsigned kDeflateLevel = 4;
 
-/// One chunk as the shuffle and deflate filters of a /sections dataset store it: the elements'
-/// bytes as planes (byte 0 of every element, then byte 1, ...), compressed in zlib's format at
+/// One chunk as the shuffle and deflate filters of a dataset store it: the elements' bytes as
+/// planes (byte 0 of every element, then byte 1, ...), compressed in zlib's format at
 /// kDeflateLevel, as HDF5's deflate filter does. Written with H5Dwrite_chunk, HDF5 reads it back
 /// through the same pipeline; compressing here lets every core take chunks of its own, where
 /// HDF5's pipeline compresses one chunk after another (docs/performance.md, "Writing the
@@ -67,8 +67,9 @@ bool shuffle_deflate(const unsigned char* elements, std::size_t count, std::size
   return true;
 }
 
-/// One /sections column of an appended block: its dataset, name, memory type and values.
-struct SectionColumn {
+/// One column's rows as bytes (a /sections block's, or a whole table column): its dataset, name,
+/// memory type and values.
+struct ColumnBytes {
   hid_t dataset;
   std::string what;
   hid_t type;
@@ -187,7 +188,7 @@ struct Hdf5Results::Impl {
 
   /// The /sections columns of block b (whose crossing numbers are in ibuf) in the datasets'
   /// types: trajectory, crossing, then t and the state components, column after column.
-  std::vector<SectionColumn> section_columns(const HitBlock& b, hsize_t count) {
+  std::vector<ColumnBytes> section_columns(const HitBlock& b, hsize_t count) {
     const std::size_t w = names.size() + 1;
     const std::size_t real_size = as_float ? sizeof(float) : sizeof(double);
     if (as_float)
@@ -204,7 +205,7 @@ struct Hdf5Results::Impl {
       }
     const auto* reals = as_float ? reinterpret_cast<const unsigned char*>(fbuf.data())
                                  : reinterpret_cast<const unsigned char*>(dbuf.data());
-    std::vector<SectionColumn> out{
+    std::vector<ColumnBytes> out{
         {columns[0].get(), "/sections/trajectory", H5T_NATIVE_INT64,
          reinterpret_cast<const unsigned char*>(b.trajectory.data()), sizeof(std::int64_t)},
         {columns[1].get(), "/sections/crossing", H5T_NATIVE_INT64,
@@ -216,11 +217,12 @@ struct Hdf5Results::Impl {
     return out;
   }
 
-  /// Writes `count` rows of every column at row `at`, a chunk boundary, as whole chunks compressed
-  /// in parallel (shuffle_deflate). A last partial chunk is padded with zeros beyond the extent,
-  /// as HDF5 stores an edge chunk.
-  void write_chunks(const std::vector<SectionColumn>& cols, hsize_t at, hsize_t count) {
-    const std::size_t chunks = std::size_t((count + kChunkRows - 1) / kChunkRows);
+  /// Writes `count` rows of every column at row `at`, a chunk boundary, as whole chunks of `chunk`
+  /// rows (the datasets' chunk size) compressed in parallel (shuffle_deflate). A last partial
+  /// chunk is padded with zeros beyond the extent, as HDF5 stores an edge chunk.
+  void write_chunks(const std::vector<ColumnBytes>& cols, hsize_t at, hsize_t count,
+                    hsize_t chunk = kChunkRows) {
+    const std::size_t chunks = std::size_t((count + chunk - 1) / chunk);
     const std::int64_t tasks = std::int64_t(cols.size() * chunks);
     std::vector<std::vector<unsigned char> > packed(cols.size() * chunks);
     std::atomic<bool> failed{false};
@@ -229,36 +231,24 @@ struct Hdf5Results::Impl {
       std::vector<unsigned char> padded, planes;
 #pragma omp for schedule(dynamic)
       for (std::int64_t t = 0; t < tasks; ++t) {
-        const SectionColumn& c = cols[std::size_t(t) / chunks];
-        const std::size_t first = (std::size_t(t) % chunks) * kChunkRows;
-        const std::size_t n = std::min<std::size_t>(kChunkRows, count - first);
+        const ColumnBytes& c = cols[std::size_t(t) / chunks];
+        const std::size_t first = (std::size_t(t) % chunks) * chunk;
+        const std::size_t n = std::min<std::size_t>(chunk, count - first);
         const unsigned char* src = c.bytes + first * c.size;
-        if (n < kChunkRows) {
-          padded.assign(kChunkRows * c.size, 0);
+        if (n < chunk) {
+          padded.assign(chunk * c.size, 0);
           std::memcpy(padded.data(), src, n * c.size);
           src = padded.data();
         }
-        if (!shuffle_deflate(src, kChunkRows, c.size, planes, packed[std::size_t(t)]))
-          failed = true;
+        if (!shuffle_deflate(src, chunk, c.size, planes, packed[std::size_t(t)])) failed = true;
       }
     }
     if (failed) throw std::runtime_error("cannot write " + path.string() + ": deflate failed");
     for (std::size_t t = 0; t < packed.size(); ++t) {
-      const SectionColumn& c = cols[t / chunks];
-      const hsize_t offset = at + (t % chunks) * kChunkRows;
+      const ColumnBytes& c = cols[t / chunks];
+      const hsize_t offset = at + (t % chunks) * chunk;
       check(H5Dwrite_chunk(c.dataset, H5P_DEFAULT, 0, &offset, packed[t].size(), packed[t].data()),
             path, c.what);
-    }
-  }
-
-  /// Writes reals in the dataset's type (float32 datasets get the exact float values).
-  void write_reals(hid_t d, bool as_f32, hsize_t at, const std::vector<double>& v,
-                   const std::string& what) {
-    if (as_f32) {
-      fbuf.assign(v.begin(), v.end());
-      write_rows(d, H5T_NATIVE_FLOAT, at, fbuf.size(), fbuf.data(), what);
-    } else {
-      write_rows(d, H5T_NATIVE_DOUBLE, at, v.size(), v.data(), what);
     }
   }
 
@@ -293,7 +283,7 @@ Hdf5Results::Hdf5Results(const std::filesystem::path& file,
   m.path = file;
   m.names = state_names;
   m.as_float = float_precision;
-  m.threads = threads > 0 ? threads : omp_get_max_threads();
+  m.threads = thread_count(threads);
   m.crossings.assign(std::size_t(trajectories), 0);
   m.file = Handle(check(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), file,
                         "cannot create the file"),
@@ -327,7 +317,7 @@ void Hdf5Results::append_sections(const HitBlock& b) {
       throw std::logic_error("Hdf5Results::append_sections: trajectory id out of range");
     m.ibuf[r] = m.crossings[i]++;
   }
-  const std::vector<SectionColumn> columns = m.section_columns(b, count);
+  const std::vector<ColumnBytes> columns = m.section_columns(b, count);
   const hsize_t new_rows = m.rows + count;
   for (auto& d : m.columns) check(H5Dset_extent(d.get(), &new_rows), m.path, "growing /sections");
   // Whole chunks from a chunk boundary are compressed here, on every core. A block that starts
@@ -336,7 +326,7 @@ void Hdf5Results::append_sections(const HitBlock& b) {
   if (m.rows % kChunkRows == 0 && std::endian::native == std::endian::little)
     m.write_chunks(columns, m.rows, count);
   else
-    for (const SectionColumn& c : columns)
+    for (const ColumnBytes& c : columns)
       m.write_rows(c.dataset, c.type, m.rows, count, c.bytes, c.what);
   m.rows = new_rows;
 }
@@ -344,29 +334,52 @@ void Hdf5Results::append_sections(const HitBlock& b) {
 void Hdf5Results::write_table(const std::string& group, const std::vector<Column>& columns) {
   Impl& m = *impl_;
   Handle g = m.group(group);
+  Handle status = status_type();
+  std::vector<Handle> datasets;
+  std::vector<std::vector<unsigned char> > converted;  // float values and status codes
+  std::vector<ColumnBytes> cols;
+  std::vector<hsize_t> rows_of;
   for (const Column& c : columns) {
-    const std::string what = "/" + group + "/" + c.name;
-    switch (c.kind) {
-      case Column::Kind::kReal: {
-        const bool f32 = m.as_float && c.run_precision;
-        Handle d = m.dataset(g.get(), c.name, m.real_type(c.run_precision), c.real.size(), false);
-        m.write_reals(d.get(), f32, 0, c.real, what);
-        break;
+    const bool f32 = c.kind == Column::Kind::kReal && m.as_float && c.run_precision;
+    ColumnBytes b{H5I_INVALID_HID, "/" + group + "/" + c.name, H5T_NATIVE_INT64, nullptr, 8};
+    hid_t stored = H5T_NATIVE_INT64;
+    std::size_t rows = c.integer.size();
+    if (c.kind == Column::Kind::kReal) {
+      rows = c.real.size();
+      stored = m.real_type(c.run_precision);
+      b.type = f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+      if (f32) {
+        std::vector<float> v(c.real.begin(), c.real.end());
+        converted.emplace_back(reinterpret_cast<const unsigned char*>(v.data()),
+                               reinterpret_cast<const unsigned char*>(v.data() + v.size()));
+        b.size = sizeof(float);
       }
-      case Column::Kind::kInteger: {
-        Handle d = m.dataset(g.get(), c.name, H5T_NATIVE_INT64, c.integer.size(), false);
-        m.write_rows(d.get(), H5T_NATIVE_INT64, 0, c.integer.size(), c.integer.data(), what);
-        break;
-      }
-      case Column::Kind::kStatus: {
-        Handle type = status_type();
-        std::vector<std::int8_t> codes(c.integer.begin(), c.integer.end());
-        Handle d = m.dataset(g.get(), c.name, type.get(), codes.size(), false);
-        m.write_rows(d.get(), type.get(), 0, codes.size(), codes.data(), what);
-        break;
-      }
+      b.bytes =
+          f32 ? converted.back().data() : reinterpret_cast<const unsigned char*>(c.real.data());
+    } else if (c.kind == Column::Kind::kStatus) {
+      stored = b.type = status.get();
+      converted.emplace_back(c.integer.begin(), c.integer.end());  // int8 codes
+      b.bytes = converted.back().data();
+      b.size = 1;
+    } else {
+      b.bytes = reinterpret_cast<const unsigned char*>(c.integer.data());
     }
+    datasets.push_back(m.dataset(g.get(), c.name, stored, rows, false));
+    b.dataset = datasets.back().get();
+    cols.push_back(b);
+    rows_of.push_back(rows);
   }
+  // Whole columns as chunks compressed on every core, as /sections are (a final table of 10^7
+  // trajectories is ~0.5 GB of values); HDF5's own pipeline where the columns differ in length.
+  const hsize_t rows = rows_of.empty() ? 0 : rows_of.front();
+  const bool same_length =
+      std::all_of(rows_of.begin(), rows_of.end(), [&](hsize_t r) { return r == rows; });
+  if (rows > 0 && same_length && std::endian::native == std::endian::little) {
+    m.write_chunks(cols, 0, rows, std::min(kChunkRows, rows));
+    return;
+  }
+  for (std::size_t k = 0; k < cols.size(); ++k)
+    m.write_rows(cols[k].dataset, cols[k].type, 0, rows_of[k], cols[k].bytes, cols[k].what);
 }
 
 void Hdf5Results::write_series(const std::string& group, const StatSeries& series) {

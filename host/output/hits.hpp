@@ -78,11 +78,6 @@ class HitSpill {
 void for_each_spill_block(const HitSpill& hits, std::size_t max_records,
                           const std::function<void(const HitBlock&)>& f);
 
-/// Hands the records of a finished spill to f in file (drain) order, as blocks of at most
-/// `max_records` hits. Throws std::runtime_error on I/O errors.
-void for_each_spill_block(const HitSpill& hits, std::size_t max_records,
-                          const std::function<void(const HitBlock&)>& f);
-
 /// Reads a finished spill file record by record, in chunks.
 class SpillReader {
  public:

@@ -20,8 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <omp.h>
-
+#include "host/backends/cpu_info.hpp"
 #include "host/backends/registry.hpp"
 
 namespace vigor::host {
@@ -427,8 +426,7 @@ InvariantsTable invariants_table(const Job& job, const HitSpill& hits, int threa
   table.columns = empty_columns(is_loop, counts.samples);
   RowWriter rows(table.columns, is_loop, v0);
   rows.add(0.0, v0);
-  add_recorded_samples(job, hits, evaluate, model->dim, counts.valid,
-                       threads > 0 ? threads : omp_get_max_threads(), rows);
+  add_recorded_samples(job, hits, evaluate, model->dim, counts.valid, thread_count(threads), rows);
   // Samples a stopped trajectory never recorded: NaN (the default SampleValues).
   for (std::int64_t m = counts.valid; m < counts.samples; ++m)
     rows.add(sample_time(job, m), SampleValues{});

@@ -9,8 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include <omp.h>
-
+#include "host/backends/cpu_info.hpp"
 #include "host/output/tangent_report.hpp"
 #include "kernels/core/config.hpp"
 
@@ -235,7 +234,7 @@ void write_sections_csv(const fs::path& file, const HitSpill& hits,
         range.a = a;
         range.b = b;
         sort_range(range, reader, hits);
-        write_range(out, range, float_precision, threads > 0 ? threads : omp_get_max_threads());
+        write_range(out, range, float_precision, thread_count(threads));
       }
       a = b;
     }
