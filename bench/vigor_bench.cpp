@@ -17,10 +17,14 @@
 /// compared only in the JSON, for information.)
 ///
 /// A second table (bench/implicit_suite.cpp) measures the implicit and constrained integrators
-/// next to Verlet on the same backend and precision.
+/// next to Verlet on the same backend and precision; with --survey, a third
+/// (bench/survey_suite.cpp) times a section survey stage by stage: kernel, launch to last drain,
+/// and end to end with results.h5 written, for the bare run, H every step, and the section with
+/// H every step or at the end.
 ///
 ///   vigor-bench [--sizes 1e3,1e4,...] [--steps N] [--backend cpu|cuda|all] [--json FILE] [--quick]
-///               [--no-implicit] [--event-burst L]
+///               [--no-implicit] [--event-burst L] [--survey | --survey-only]
+///               [--survey-sizes N,...] [--survey-steps N]
 #include <omp.h>
 
 #include <algorithm>
@@ -30,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -44,6 +49,7 @@
 #include "bench/engine_run.hpp"
 #include "bench/implicit_suite.hpp"
 #include "bench/reference.hpp"
+#include "bench/survey_suite.hpp"
 #include "host/backends/cpu_info.hpp"
 #include "host/backends/engine.hpp"
 #include "host/backends/registry.hpp"
@@ -85,6 +91,9 @@ struct Options {
   double cpu_budget_seconds = 10.0;  ///< skip a CPU size whose shortest run would take longer
   std::int64_t min_steps = 100;
   int event_burst = 0;  ///< GPU steps per event burst (0: the engines' own; 1: every step tested)
+  bool survey = false;  ///< also the survey table (survey_suite.cpp)
+  bool verlet_table = true;  ///< the Verlet table (off with --survey-only)
+  vigor_bench::SurveySuiteOptions survey_options;
 };
 
 [[noreturn]] void usage(const std::string& error) {
@@ -93,7 +102,8 @@ struct Options {
   std::fprintf(
       out,
       "usage: vigor-bench [--sizes N,N,...] [--steps N] [--backend cpu|cuda|all]\n"
-      "                   [--json FILE] [--quick] [--no-implicit] [--event-burst L]\n\n"
+      "                   [--json FILE] [--quick] [--no-implicit] [--event-burst L]\n"
+      "                   [--survey | --survey-only] [--survey-sizes N,...] [--survey-steps N]\n\n"
       "Trajectory-steps per second of Stormer-Verlet on Henon-Heiles (E = 1/8, section\n"
       "q0 = 0 up), FP64 and FP32, through vigor's engine and a hand-written reference;\n"
       "then the implicit and constrained integrators next to Verlet (bench/implicit_suite.cpp).\n"
@@ -105,7 +115,13 @@ struct Options {
       "  --no-implicit  skip the table of implicit and constrained integrators\n"
       "  --event-burst  steps per event burst instead of the GPU engines' own (1: every\n"
       "                 step tested on its own), to measure the length (docs/performance.md);\n"
-      "                 the CPU engines test every step and ignore it\n",
+      "                 the CPU engines test every step and ignore it\n"
+      "  --survey   also the survey table: bare, H every step, section + H every step and\n"
+      "             section with H at the end; kernel, launch to last drain, and end to end\n"
+      "             with results.h5 written (bench/survey_suite.cpp)\n"
+      "  --survey-only   the survey table alone\n"
+      "  --survey-sizes  its ensemble sizes (default 1e5,1e6,1e7; 1e4 with --quick)\n"
+      "  --survey-steps  its steps (default 1e4; 1e3 with --quick)\n",
       Options{}.target_seconds);
   std::exit(error.empty() ? 0 : 2);
 }
@@ -118,7 +134,14 @@ std::int64_t parse_count(const std::string& s, const char* what) {
 
 Options parse_args(int argc, char** argv) {
   Options o;
-  bool sizes_given = false;
+  bool sizes_given = false, survey_sizes_given = false, survey_steps_given = false;
+  const auto parse_sizes = [](const std::string& list, const char* what) {
+    std::vector<std::int64_t> sizes;
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');) sizes.push_back(parse_count(item, what));
+    if (sizes.empty()) usage(std::string(what) + ": no size given");
+    return sizes;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -128,11 +151,7 @@ Options parse_args(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       usage("");
     } else if (a == "--sizes") {
-      o.sizes.clear();
-      std::stringstream ss(value());
-      for (std::string item; std::getline(ss, item, ',');)
-        o.sizes.push_back(parse_count(item, "--sizes"));
-      if (o.sizes.empty()) usage("--sizes: no size given");
+      o.sizes = parse_sizes(value(), "--sizes");
       sizes_given = true;
     } else if (a == "--steps") {
       o.steps = parse_count(value(), "--steps");
@@ -158,6 +177,17 @@ Options parse_args(int argc, char** argv) {
       o.implicit = false;
     } else if (a == "--event-burst") {
       o.event_burst = int(parse_count(value(), "--event-burst"));
+    } else if (a == "--survey") {
+      o.survey = true;
+    } else if (a == "--survey-only") {
+      o.survey = true;
+      o.verlet_table = o.implicit = false;
+    } else if (a == "--survey-sizes") {
+      o.survey_options.sizes = parse_sizes(value(), "--survey-sizes");
+      survey_sizes_given = true;
+    } else if (a == "--survey-steps") {
+      o.survey_options.steps = parse_count(value(), "--survey-steps");
+      survey_steps_given = true;
     } else {
       usage("unknown argument '" + a + "'");
     }
@@ -167,8 +197,11 @@ Options parse_args(int argc, char** argv) {
     o.target_seconds = 0.15;
     o.cpu_budget_seconds = 1.0;
     o.min_steps = 50;
+    if (!survey_sizes_given) o.survey_options.sizes = {10'000};
+    if (!survey_steps_given) o.survey_options.steps = 1'000;
   }
   std::sort(o.sizes.begin(), o.sizes.end());
+  std::sort(o.survey_options.sizes.begin(), o.survey_options.sizes.end());
   return o;
 }
 
@@ -531,7 +564,6 @@ int main(int argc, char** argv) {
   std::printf("cpu: %s, %d OpenMP threads%s%s\n", cpu_model().c_str(), omp_get_max_threads(),
               use_cuda ? "; gpu: " : "", gpu_name.c_str());
   std::printf("t-s/s = trajectory-steps per second; ratio = engine / reference\n\n");
-  print_header();
 
   Bench bench(o);
   std::vector<Row> rows;
@@ -539,7 +571,8 @@ int main(int argc, char** argv) {
   if (o.cpu) backends.push_back(BackendKind::kCpu);
   if (use_cuda) backends.push_back(BackendKind::kCuda);
   try {
-    for (const BackendKind b : backends) {
+    if (o.verlet_table) print_header();
+    for (const BackendKind b : o.verlet_table ? backends : std::vector<BackendKind>{}) {
       for (const Precision p : {Precision::kDouble, Precision::kFloat}) {
         double rate_estimate = 0;
         for (const std::int64_t n : o.sizes) {
@@ -566,10 +599,25 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
-  const int warnings = int(std::count_if(rows.begin(), rows.end(),
-                                         [](const Row& r) { return !r.skipped && !r.verify_ok; }));
-  std::printf("\n%zu measurements, %d with check warnings, %.1f s\n", rows.size(), warnings,
-              seconds_since(t_start));
+  nlohmann::json survey_rows;
+  if (o.survey) {
+    vigor_bench::SurveySuiteOptions so = o.survey_options;
+    so.henon_heiles_ensemble = make_ensemble;
+    so.integration = make_integration;
+    so.scratch = std::filesystem::temp_directory_path();
+    try {
+      survey_rows = vigor_bench::run_survey_suite(backends, so);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "vigor-bench: error: %s\n", e.what());
+      return 3;
+    }
+  }
+  int warnings = int(std::count_if(rows.begin(), rows.end(),
+                                   [](const Row& r) { return !r.skipped && !r.verify_ok; }));
+  for (const auto& r : survey_rows)
+    warnings += r.contains("check") && r["check"].get<std::string>() != "ok";
+  std::printf("\n%zu measurements, %d with check warnings, %.1f s\n",
+              rows.size() + survey_rows.size(), warnings, seconds_since(t_start));
 
   if (!o.json.empty()) {
     nlohmann::json j;
@@ -593,6 +641,7 @@ int main(int argc, char** argv) {
     j["results"] = nlohmann::json::array();
     for (const Row& r : rows) j["results"].push_back(row_json(r));
     if (o.implicit) j["implicit"] = implicit_rows;
+    if (o.survey) j["survey"] = survey_rows;
     std::ofstream out(o.json);
     out << j.dump(2) << "\n";
     if (!out) {
