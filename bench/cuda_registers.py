@@ -37,11 +37,11 @@ def flags_of(build):
         rsp = build / includes.split()[1]
         includes = rsp.read_text()
     # A build for testing without a GPU makes PTX only (CMAKE_CUDA_ARCHITECTURES=90-virtual), and
-    # then ptxas never runs: the architecture is set here to sm_90 machine code.
-    cuda_flags = [f for f in shlex.split(get("CUDA_FLAGS"))
-             if not f.startswith(("--generate-code", "-gencode", "-arch", "--gpu-architecture"))]
-    return [nvcc] + shlex.split(get("CUDA_DEFINES")) + shlex.split(includes) + cuda_flags + \
-        ["-arch=sm_90"]
+    # then ptxas never runs: such a target gets the machine code of its own architecture here.
+    cuda_flags = [re.sub(r"^(--generate-code=arch=compute_(\d+),code=)\[compute_\d+\]$",
+                         r"\1[sm_\2]", f)
+                  for f in shlex.split(get("CUDA_FLAGS"))]
+    return [nvcc] + shlex.split(get("CUDA_DEFINES")) + shlex.split(includes) + cuda_flags
 
 
 def compile_model(build, cmd, source):
@@ -157,6 +157,8 @@ def main():
     rows = []
     for k in sorted(new):
         n = new[k]
+        if n.get("regs") is None:
+            continue
         b = base.get(match_key(k))
         row = {"kernel": k, "regs": n.get("regs"), "stack": n.get("stack"),
                "spill": n.get("spill")}

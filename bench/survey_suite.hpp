@@ -17,8 +17,9 @@ namespace vigor_bench {
 struct SurveySuiteOptions {
   std::vector<std::int64_t> sizes{100'000, 1'000'000, 10'000'000};
   std::int64_t steps = 10'000;
-  /// Skip a CPU size whose bare run, at the rate the previous size gave, would take longer.
-  double cpu_budget_seconds = 30.0;
+  /// Skip a size whose runs, at the pace of the previous size (all four workloads, engine and
+  /// end-to-end runs, writing included), would take longer than this.
+  double budget_seconds = 120.0;
   /// n points of the Hénon–Heiles E = 1/8 section, SoA (the Verlet table's ensemble).
   std::function<std::vector<double>(std::int64_t)> henon_heiles_ensemble;
   /// The Verlet table's Integration (Hénon–Heiles, h, section q0 = 0 up) in a precision.

@@ -120,7 +120,8 @@ struct Options {
       "             section with H at the end; kernel, launch to last drain, and end to end\n"
       "             with results.h5 written (bench/survey_suite.cpp)\n"
       "  --survey-only   the survey table alone\n"
-      "  --survey-sizes  its ensemble sizes (default 1e5,1e6,1e7; 1e4 with --quick)\n"
+      "  --survey-sizes  its ensemble sizes (default 1e5,1e6,1e7; 1e4 with --quick); a size\n"
+      "                  that would take over 120 s at the previous size's pace is skipped\n"
       "  --survey-steps  its steps (default 1e4; 1e3 with --quick)\n",
       Options{}.target_seconds);
   std::exit(error.empty() ? 0 : 2);

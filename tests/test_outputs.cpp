@@ -354,12 +354,14 @@ TEST(Hdf5, SectionsAppendedAcrossChunksReadBackExactly) {
 }
 
 // A table (/final, /initial, the series) is compressed on every core as /sections is, in chunks of
-// min(64 Ki, rows) rows: a table of two chunks and a partial one, and one smaller than a chunk,
-// read back exactly in every column kind (run-precision reals as float32 in FP32 runs, exact
-// reals, integers, status codes as the enumeration's int8 values).
+// min(64 Ki, rows) rows and batches of 32 MiB of values (20 chunks of these columns in FP64, 24 in
+// FP32): a table of two batches ending in a partial chunk, one of two chunks and a partial one, and
+// one smaller than a chunk, read back exactly in every column kind (run-precision reals as float32
+// in FP32 runs, exact reals, integers, status codes as the enumeration's int8 values).
 TEST(Hdf5, TablesAcrossChunksReadBackExactly) {
   for (const bool as_float : {false, true})
-    for (const std::size_t rows : {(std::size_t(2) << 16) + 77, std::size_t(1000)}) {
+    for (const std::size_t rows :
+         {(std::size_t(25) << 16) + 77, (std::size_t(2) << 16) + 77, std::size_t(1000)}) {
       TempDir tmp("h5table");
       const fs::path file = tmp.path / "results.h5";
       Column x{"x", Column::Kind::kReal, true, {}, {}};

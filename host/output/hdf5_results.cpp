@@ -46,6 +46,8 @@ namespace {
 /// Rows per chunk: 64 Ki values (512 KiB of doubles) compress well and keep appends cheap.
 constexpr hsize_t kChunkRows = hsize_t(1) << 16;
 constexpr unsigned kDeflateLevel = 4;
+/// Values compressed at once before their chunks are written: the memory a write holds.
+constexpr std::size_t kBatchBytes = std::size_t(32) << 20;
 
 /// One chunk as the shuffle and deflate filters of a dataset store it: the elements' bytes as
 /// planes (byte 0 of every element, then byte 1, ...), compressed in zlib's format at
@@ -300,7 +302,7 @@ Hdf5Results::~Hdf5Results() = default;
 
 std::size_t Hdf5Results::append_records(int dim) {
   const std::size_t record_bytes = (std::size_t(dim) + 2) * sizeof(double);
-  return std::max<std::size_t>(1, (std::size_t(32) << 20) / record_bytes / kChunkRows) * kChunkRows;
+  return std::max<std::size_t>(1, kBatchBytes / record_bytes / kChunkRows) * kChunkRows;
 }
 
 void Hdf5Results::append_sections(const HitBlock& b) {
@@ -370,12 +372,22 @@ void Hdf5Results::write_table(const std::string& group, const std::vector<Column
     rows_of.push_back(rows);
   }
   // Whole columns as chunks compressed on every core, as /sections are (a final table of 10^7
-  // trajectories is ~0.5 GB of values); HDF5's own pipeline where the columns differ in length.
+  // trajectories is ~0.5 GB of values), in batches of about kBatchBytes of values whose compressed
+  // chunks are written before the next batch; HDF5's own pipeline where the columns differ in
+  // length.
   const hsize_t rows = rows_of.empty() ? 0 : rows_of.front();
   const bool same_length =
       std::all_of(rows_of.begin(), rows_of.end(), [&](hsize_t r) { return r == rows; });
   if (rows > 0 && same_length && std::endian::native == std::endian::little) {
-    m.write_chunks(cols, 0, rows, std::min(kChunkRows, rows));
+    const hsize_t chunk = std::min(kChunkRows, rows);
+    std::size_t row_bytes = 0;
+    for (const ColumnBytes& c : cols) row_bytes += c.size;
+    const hsize_t batch = std::max<hsize_t>(1, kBatchBytes / (row_bytes * chunk)) * chunk;
+    for (hsize_t at = 0; at < rows; at += batch) {
+      std::vector<ColumnBytes> part = cols;
+      for (ColumnBytes& c : part) c.bytes += at * c.size;
+      m.write_chunks(part, at, std::min(batch, rows - at), chunk);
+    }
     return;
   }
   for (std::size_t k = 0; k < cols.size(); ++k)
