@@ -5,10 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <string>
 
-#include "host/backends/cpu_engine.hpp"  // host::cpu_model_name
+#include "host/backends/cpu_info.hpp"  // host::cpu_model_name
 
 namespace vigor_bench_util {
 
@@ -37,6 +38,13 @@ inline std::int64_t positive_count(const std::string& s) {
   }
   if (used != s.size() || !(v >= 1) || v > 1e12 || v != std::floor(v)) return -1;
   return std::int64_t(v);
+}
+
+/// A number with printf's format `f` ("%.3g": three significant digits, as the tables print rates).
+inline std::string format_number(double x, const char* f = "%.3g") {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
 }
 
 inline std::string cpu_model() { return vigor::host::cpu_model_name(); }

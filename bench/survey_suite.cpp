@@ -124,9 +124,7 @@ EndToEnd run_end_to_end(const vigor::host::Job& job, const fs::path& dir) {
 }
 
 std::string rate(double work, double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", seconds > 0 ? work / seconds : 0.0);
-  return buf;
+  return vigor_bench_util::format_number(seconds > 0 ? work / seconds : 0.0);
 }
 
 void print_header() {

@@ -60,6 +60,7 @@
 namespace {
 
 using vigor_bench_util::cpu_model;
+using vigor_bench_util::format_number;
 using vigor_bench_util::seconds_since;
 using vigor_bench_util::utc_now;
 
@@ -326,13 +327,6 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 // --- Memory estimates (skip sizes that do not fit) ------------------------------------------
 
-double mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("MemAvailable:", 0) == 0) return std::stod(line.substr(13)) * 1024.0;
-  return 0;
-}
-
 /// Device-side (or CPU-side array) bytes of one engine plus one reference run, with section
 /// buffers of `hit_budget` bytes at most.
 double working_set_bytes(std::int64_t n, Precision precision, std::size_t hit_budget) {
@@ -366,12 +360,6 @@ std::int64_t nice_steps(double s, std::int64_t lo) {
   return std::max(lo, std::int64_t(std::floor(s / p) * p));
 }
 
-std::string fmt_rate(double r) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", r);
-  return buf;
-}
-
 class Bench {
  public:
   explicit Bench(const Options& o) : o_(o) {}
@@ -384,9 +372,9 @@ class Bench {
     const double need = working_set_bytes(n, precision, vigor::host::kDefaultHitBudget);
     const double host_need = double(n) * 4 * 8 * 3 +  // ensemble, reference copy, final data
                              (backend == BackendKind::kCpu ? need : 0);
-    if (host_need > 0.7 * mem_available_bytes()) {
+    if (host_need > 0.7 * double(vigor::host::host_available_memory())) {
       row.skipped = true;
-      row.note = "skipped: needs ~" + fmt_rate(host_need / 1e9) + " GB of host memory";
+      row.note = "skipped: needs ~" + format_number(host_need / 1e9) + " GB of host memory";
       return row;
     }
 #if defined(VIGOR_BENCH_CUDA)
@@ -398,7 +386,7 @@ class Bench {
                                 std::size_t(g.free_bytes), vigor::host::host_available_memory()));
       if (device_need > 0.8 * g.free_bytes) {
         row.skipped = true;
-        row.note = "skipped: needs ~" + fmt_rate(device_need / 1e9) + " GB of device memory";
+        row.note = "skipped: needs ~" + format_number(device_need / 1e9) + " GB of device memory";
         return row;
       }
     }
@@ -408,8 +396,8 @@ class Bench {
       const double t = double(n) * double(o_.min_steps) / rate_estimate;
       if (t > o_.cpu_budget_seconds) {
         row.skipped = true;
-        row.note = "skipped: >= " + fmt_rate(t) + " s per run at " + std::to_string(o_.min_steps) +
-                   " steps (budget " + fmt_rate(o_.cpu_budget_seconds) + " s)";
+        row.note = "skipped: >= " + format_number(t) + " s per run at " + std::to_string(o_.min_steps) +
+                   " steps (budget " + format_number(o_.cpu_budget_seconds) + " s)";
         return row;
       }
     }
@@ -464,14 +452,14 @@ class Bench {
     const double tol = precision == Precision::kDouble ? 1e-12 : 1e-5;
     std::string warn;
     if (!(row.verify_diff <= tol))
-      warn += "states differ by " + fmt_rate(row.verify_diff) + " (tol " + fmt_rate(tol) + ")";
+      warn += "states differ by " + format_number(row.verify_diff) + " (tol " + format_number(tol) + ")";
     if (ev.crossings != rv.crossings)
       warn += std::string(warn.empty() ? "" : "; ") + "crossings " + std::to_string(ev.crossings) +
               " vs " + std::to_string(rv.crossings);
     if (ev.unfinished != 0 || row.engine.unfinished != 0)
       warn += std::string(warn.empty() ? "" : "; ") + "engine left trajectories unfinished";
     row.verify_ok = warn.empty();
-    row.note = warn.empty() ? "ok (" + fmt_rate(row.verify_diff) + ")" : "WARNING: " + warn;
+    row.note = warn.empty() ? "ok (" + format_number(row.verify_diff) + ")" : "WARNING: " + warn;
     return row;
   }
 

@@ -3,7 +3,7 @@
 // against its 4x4 matrix definitions, the state operations the drivers use, the Newton solve
 // (its Jacobian against AD, the iteration sweep), order 2 against an RK4 reference, the long run
 // (spatial momenta, Casimirs, orthogonality, bounded energy), the driver and the float
-// instantiation. The symplecticity of the map is in tests/test_tangent.cpp.
+// instantiation. The symplecticity of the map is in tests/test_tangent_se3.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>

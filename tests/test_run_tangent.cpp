@@ -1,6 +1,6 @@
 // Tangent-map diagnostics from job files: the "diagnostics" key, the final.csv columns, the
 // summary.json statistics and the per-segment series, on every kind of model, on both
-// precisions and independent of the thread count. The numerics are pinned in test_tangent.cpp;
+// precisions and independent of the thread count. The numerics are pinned in test_tangent_*.cpp;
 // here the plumbing is (a column in the wrong slot or a series off by a segment must fail).
 #include <unistd.h>
 
@@ -90,7 +90,7 @@ TEST(RunTangent, RegularAndChaoticOrbitsAreToldApart) {
   const RunResult r = run_json(henon_heiles_job());
   ASSERT_EQ(r.final.tangent_out.size(), std::size_t(2 * vigor::kernels::kTangentOutCount));
   using namespace vigor::kernels;
-  // Regular orbit: MEGNO near 2 (1.9..2.1 from t = 100 on, test_tangent.cpp), SALI O(1).
+  // Regular orbit: MEGNO near 2 (1.9..2.1 from t = 100 on, test_tangent_map.cpp), SALI O(1).
   EXPECT_NEAR(out_of(r, kOutMegno, 0), 2.0, 0.25);
   EXPECT_GT(out_of(r, kOutSali, 0), 1e-4);
   EXPECT_LT(out_of(r, kOutDefect, 0), 1e-10);
@@ -221,6 +221,21 @@ TEST(RunTangent, EveryKindOfModelRunsFromAJob) {
     // FP32 is refused: its round-off would hide the defects.
     j["precision"] = "float";
     expect_job_error(j, "precision", "needs precision double");
+  }
+  // The body in fluid on SE(3) with the exponential chart, whose tangent step differentiates a
+  // Newton Jacobian itself taken by AD (nested duals), through the engine as shipped: the unit
+  // tests of the same map (test_tangent_se3.cpp) are compiled without forced inlining. The
+  // orbit is chaotic and |M| grows fast, so the bound is on the defect relative to |M|^2: a few
+  // ulps per step, as there.
+  {
+    Json j = Json::parse(R"({"model": {"name": "kirchhoff_se3"},
+        "integrator": {"name": "variational_euler_se3_exp", "dt": 0.025, "newton_iterations": 3},
+        "steps": 400, "ensemble": {"states": [[1,0,0, 0,1,0, 0,0,1, 0,0,0, 0.5,0,0.45, 0,2.28,0]]},
+        "diagnostics": {"tangent": true}, "output": {"dir": "unused"}})");
+    const RunResult r = run_json(j);
+    ASSERT_EQ(r.final.status[0], 0);
+    EXPECT_LT(out_of(r, vigor::kernels::kOutDefectRel, 0), 1e-14);
+    EXPECT_GT(out_of(r, vigor::kernels::kOutDefect, 0), 0.0);
   }
   // Forced and damped: not symplectic. Phase volume contracts at the rate of the flow's
   // divergence, -c: det M = e^{-c t} for the flow; the midpoint rule's factor for linear damping

@@ -82,7 +82,7 @@ struct Midpoint {
   /// The general path's Newton Jacobian is a second derivative of L by nested duals; its tangent
   /// map nests once more (2 dof + 1 components per level). Compiled up to 2 dof (the double and
   /// driven pendulums); beyond that the separable fast path only. kernels/tangent.hpp still
-  /// differentiates any pair (tests/test_tangent.cpp does the double spherical pendulum).
+  /// differentiates any pair (tests/test_tangent_defect.cpp does the double spherical pendulum).
   template <class M>
   static constexpr bool tangent_affordable() {
     return PlainSeparableModel<M> || M::dof <= 2;
