@@ -522,7 +522,8 @@ Row measure(Workload w, bool fp32, const Options& o) {
   const double tol = fp32 ? kTolFp32 : kTolFp64;
   row.diff_simd = max_rel_diff(ce.state, cr.state);
   if (!(row.diff_simd <= tol))
-    wrong.push_back("engine vs SIMD reference " + format_number(row.diff_simd) + " > " + format_number(tol));
+    wrong.push_back("engine vs SIMD reference " + format_number(row.diff_simd) + " > " +
+                    format_number(tol));
   if (w == Workload::kHenonHeiles) {
     row.check_cross_engine = ce.crossings;
     row.check_cross_simd = sum_of(cr.crossings);
@@ -542,8 +543,9 @@ Row measure(Workload w, bool fp32, const Options& o) {
     // engine is the one that is wrong.
     row.diff_simd_odeint = max_rel_diff(cr.state, co.state);
     if (!(row.diff_odeint <= tol))
-      wrong.push_back("engine vs odeint " + format_number(row.diff_odeint) + " > " + format_number(tol) +
-                      " (SIMD reference vs odeint " + format_number(row.diff_simd_odeint) + ")");
+      wrong.push_back("engine vs odeint " + format_number(row.diff_odeint) + " > " +
+                      format_number(tol) + " (SIMD reference vs odeint " +
+                      format_number(row.diff_simd_odeint) + ")");
   }
 #endif
   // The timed runs themselves: complete, finite, energy conserved.
@@ -555,7 +557,8 @@ Row measure(Workload w, bool fp32, const Options& o) {
   if (row.simd.non_finite != 0 || cr.non_finite != 0)
     wrong.push_back("SIMD reference: " + std::to_string(row.simd.non_finite) + " non-finite");
   const double simd_emax = max_of(row.simd.energy_error);
-  if (!(simd_emax <= kMaxEnergyError)) wrong.push_back("SIMD reference max |dH| " + format_number(simd_emax));
+  if (!(simd_emax <= kMaxEnergyError))
+    wrong.push_back("SIMD reference max |dH| " + format_number(simd_emax));
   row.ok = wrong.empty();
   if (row.ok) {
     row.note = "ok (" + format_number(row.diff_simd, "%.1e");
@@ -579,7 +582,8 @@ void print_header() {
 
 void print_row(const Row& r) {
   const std::string od = r.has_odeint ? format_number(r.odeint_rate, "%.3e") : "-";
-  const std::string eo = r.has_odeint ? format_number(r.engine_wall_rate / r.odeint_rate, "%.2f") : "-";
+  const std::string eo =
+      r.has_odeint ? format_number(r.engine_wall_rate / r.odeint_rate, "%.2f") : "-";
   std::printf("%-17s %-4s %8lld %6lld %12.3e %12.3e %12.3e %12s %8.2f %8s  %s\n",
               workload_name(r.workload), r.fp32 ? "fp32" : "fp64", static_cast<long long>(r.n),
               static_cast<long long>(r.steps), r.engine_kernel_rate, r.engine_wall_rate,

@@ -396,8 +396,9 @@ class Bench {
       const double t = double(n) * double(o_.min_steps) / rate_estimate;
       if (t > o_.cpu_budget_seconds) {
         row.skipped = true;
-        row.note = "skipped: >= " + format_number(t) + " s per run at " + std::to_string(o_.min_steps) +
-                   " steps (budget " + format_number(o_.cpu_budget_seconds) + " s)";
+        row.note = "skipped: >= " + format_number(t) + " s per run at " +
+                   std::to_string(o_.min_steps) + " steps (budget " +
+                   format_number(o_.cpu_budget_seconds) + " s)";
         return row;
       }
     }
@@ -452,7 +453,8 @@ class Bench {
     const double tol = precision == Precision::kDouble ? 1e-12 : 1e-5;
     std::string warn;
     if (!(row.verify_diff <= tol))
-      warn += "states differ by " + format_number(row.verify_diff) + " (tol " + format_number(tol) + ")";
+      warn += "states differ by " + format_number(row.verify_diff) + " (tol " + format_number(tol) +
+              ")";
     if (ev.crossings != rv.crossings)
       warn += std::string(warn.empty() ? "" : "; ") + "crossings " + std::to_string(ev.crossings) +
               " vs " + std::to_string(rv.crossings);
