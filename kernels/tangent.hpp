@@ -409,34 +409,15 @@ VIGOR_HD VIGOR_INLINE Mat<Real, TOps::K> preserved_form(const I& integrator, con
   return W;
 }
 
-/// The diagnostics given the preserved form at x (W) and at x0 (W0). Not templated on the
-/// integrator and not inlined: one copy per model serves every integrator's driver and kernel
-/// (it runs once per launch, so the call costs nothing, and the K^3 code is compiled once).
+/// det_w M - 1, the map's volume error (see the file comment), from T = 2^-e M P0, S = T^T W T,
+/// the forms W at x and W0 at x0 (projected for a constrained model), P0 and tmax = max |T_ab|.
+/// NaN once the round-off bound of the cumulative determinant after k steps is not small.
 template <class TOps, class M, class Real>
-VIGOR_HD VIGOR_NOINLINE void tangent_report(const M& m, const typename TOps::State& x0,
-                                            const typename TOps::StateD& sd,
-                                            const Mat<Real, TOps::K>& W, Mat<Real, TOps::K> W0,
-                                            const TangentAccumulators<Real>& acc, std::int64_t k,
-                                            Real h, Real* out, std::int64_t n, std::int64_t i) {
+VIGOR_HD VIGOR_INLINE Real volume_error(const Mat<Real, TOps::K>& T, const Mat<Real, TOps::K>& S,
+                                        const Mat<Real, TOps::K>& W, const Mat<Real, TOps::K>& W0,
+                                        const Mat<Real, TOps::K>& P0, int e, Real tmax,
+                                        std::int64_t k) {
   constexpr int K = TOps::K;
-  const Mat<Real, K> T = TOps::tangent_matrix(sd);  // 2^-e M P0
-  const Mat<Real, K> P0 = TOps::projector(m, x0);
-  const int e = int(acc.scale_exp);
-  // Omega0 = P0 Omega(x0) P0, scaled by 2^-2e like T^T W T.
-  if constexpr (TOps::kConstrained) W0 = matmul_tn(P0, matmul(W0, P0));
-  const Mat<Real, K> S = matmul_tn(T, matmul(W, T));
-  Real dmax = Real(0), tmax = Real(0);
-  VIGOR_UNROLL
-  for (int a = 0; a < K; ++a) {
-    VIGOR_UNROLL
-    for (int b = 0; b < K; ++b) {
-      dmax = max_of(dmax, abs(S[a][b] - ldexp(W0[a][b], -2 * e)));
-      tmax = max_of(tmax, abs(T[a][b]));
-    }
-  }
-  out[kOutDefect * n + i] = ldexp(dmax, 2 * e);
-  out[kOutDefectRel * n + i] = dmax / (tmax * tmax);
-
   Real det;
   if constexpr (TOps::kConstrained) {
     // det_w^2 = det(U^T M^T J M U) / det(U^T J U) with U an orthonormal basis of range P0; each
@@ -465,13 +446,15 @@ VIGOR_HD VIGOR_NOINLINE void tangent_report(const M& m, const typename TOps::Sta
   const Real unit = Real(sizeof(Real) >= 8 ? 2.220446049250313e-16 : 1.1920929e-07);
   const Real bound = ldexp(tmax * tmax, 2 * e) * unit * Real(k > 1 ? k : 1);
   if (!(bound < Real(1e-3))) det = std::numeric_limits<Real>::quiet_NaN();
-  out[kOutDetError * n + i] = det - Real(1);
+  return det - Real(1);
+}
 
-  const Real t = Real(k) * h;
-  out[kOutLyapunov * n + i] = k > 0 ? (acc.ell_prev - acc.ell0) / t : Real(0);
-  out[kOutMegno * n + i] = k > 0 ? acc.megno_mean / Real(k) : Real(0);
-
-  // SALI and GALI2 from the two normalised deviation vectors (ambient components).
+/// SALI and GALI2 from the two normalised deviation vectors (ambient components) of the dual
+/// state sd, written to out's slots for trajectory i.
+template <class TOps, class Real>
+VIGOR_HD VIGOR_INLINE void write_alignment_indices(const typename TOps::StateD& sd, Real* out,
+                                                   std::int64_t n, std::int64_t i) {
+  constexpr int K = TOps::K;
   const auto xs = TOps::OpsD::as_vector(sd);
   Real u1[TOps::kStored], u2[TOps::kStored];
   Real n1 = Real(0), n2 = Real(0);
@@ -500,6 +483,40 @@ VIGOR_HD VIGOR_NOINLINE void tangent_report(const M& m, const typename TOps::Sta
   sm = sqrt(sm);
   out[kOutSali * n + i] = min_of(sp, sm);
   out[kOutGali2 * n + i] = Real(0.5) * sp * sm;
+}
+
+/// The diagnostics given the preserved form at x (W) and at x0 (W0). Not templated on the
+/// integrator and not inlined: one copy per model serves every integrator's driver and kernel
+/// (it runs once per launch, so the call costs nothing, and the K^3 code is compiled once).
+template <class TOps, class M, class Real>
+VIGOR_HD VIGOR_NOINLINE void tangent_report(const M& m, const typename TOps::State& x0,
+                                            const typename TOps::StateD& sd,
+                                            const Mat<Real, TOps::K>& W, Mat<Real, TOps::K> W0,
+                                            const TangentAccumulators<Real>& acc, std::int64_t k,
+                                            Real h, Real* out, std::int64_t n, std::int64_t i) {
+  constexpr int K = TOps::K;
+  const Mat<Real, K> T = TOps::tangent_matrix(sd);  // 2^-e M P0
+  const Mat<Real, K> P0 = TOps::projector(m, x0);
+  const int e = int(acc.scale_exp);
+  // Omega0 = P0 Omega(x0) P0, scaled by 2^-2e like T^T W T.
+  if constexpr (TOps::kConstrained) W0 = matmul_tn(P0, matmul(W0, P0));
+  const Mat<Real, K> S = matmul_tn(T, matmul(W, T));
+  Real dmax = Real(0), tmax = Real(0);
+  VIGOR_UNROLL
+  for (int a = 0; a < K; ++a) {
+    VIGOR_UNROLL
+    for (int b = 0; b < K; ++b) {
+      dmax = max_of(dmax, abs(S[a][b] - ldexp(W0[a][b], -2 * e)));
+      tmax = max_of(tmax, abs(T[a][b]));
+    }
+  }
+  out[kOutDefect * n + i] = ldexp(dmax, 2 * e);
+  out[kOutDefectRel * n + i] = dmax / (tmax * tmax);
+  out[kOutDetError * n + i] = volume_error<TOps, M>(T, S, W, W0, P0, e, tmax, k);
+  const Real t = Real(k) * h;
+  out[kOutLyapunov * n + i] = k > 0 ? (acc.ell_prev - acc.ell0) / t : Real(0);
+  out[kOutMegno * n + i] = k > 0 ? acc.megno_mean / Real(k) : Real(0);
+  write_alignment_indices<TOps>(sd, out, n, i);
 }
 
 /// The diagnostics of the map so far (see the file comment), written to out[slot * n + i].

@@ -27,10 +27,10 @@
 ///    comes from forward AD of F in v (nested duals over the model's Lagrangian). Predictor: the
 ///    velocity at the explicit Euler half step, O(h^2) from the solution; for constrained models
 ///    v(q0, p0) instead (O(h), but tangent to the constraint). The saddle-point system
-///    [A G0^T; h G1 0] is solved by its Schur complement (see step_general). For constrained
-///    models p1 is then projected onto the hidden constraint G(q1) v(q1, p1) = 0 (RATTLE).
-///    Phase::f is left untouched (no consumer needs it for such models). The residual is the
-///    max-norm of (F, g): F in units of momentum, g in the constraint's own units.
+///    [A G0^T; h G1 0] is solved by its Schur complement (see constrained_newton_update). For
+///    constrained models p1 is then projected onto the hidden constraint G(q1) v(q1, p1) = 0
+///    (RATTLE). Phase::f is left untouched (no consumer needs it for such models). The residual
+///    is the max-norm of (F, g): F in units of momentum, g in the constraint's own units.
 ///
 /// Fixed Newton iteration count (no data-dependent branch): kLaneSafe. kNewtonIterations = 3,
 /// measured in tests/test_implicit.cpp (max residual over 20 time units, unit frequencies): the
@@ -180,13 +180,14 @@ struct Midpoint {
     return max_abs(F);
   }
 
+  /// The general path: Newton on the midpoint velocity v (and the multipliers lambda), then the
+  /// new state from the final iterate (see the file comment).
   template <class M>
   VIGOR_HD VIGOR_INLINE Real step_general(const M& m, Phase<Real, M::dof>& s, Real h,
                                           Real t) const {
     constexpr int n = M::dof;
     constexpr int k = constraint_count<M>;
     constexpr int kc = k > 0 ? k : 1;  // array extent when there are no constraints
-    using D = Dual<Real, n>;
     const Real hh = Real(0.5) * h;
     const Real tm = t + hh;
     const Vec<Real, n> q0 = s.q;
@@ -198,37 +199,10 @@ struct Midpoint {
       Vec<Real, k> g0;
       constraint_jacobian(m, q0, g0, G0);
     }
-
     for (int it = 0; it < newton_iterations; ++it) {
-      // F(v) and A = dF/dv in one pass: v seeded as n dual variables.
-      Vec<D, n> vd, md, Lq, Lv;
-      VIGOR_UNROLL
-      for (int i = 0; i < n; ++i) {
-        vd[i] = D::variable(v[i], i);
-        md[i] = q0[i] + hh * vd[i];
-      }
-      lagrangian_gradient(m, md, vd, Lq, Lv);
-      Vec<D, n> Fd;
-      VIGOR_UNROLL
-      for (int i = 0; i < n; ++i) Fd[i] = p0[i] + hh * Lq[i] - Lv[i];
-      if constexpr (ForcedModel<M>) {
-        const Vec<D, n> fe = external_force_of(m, md, vd, D(tm));
-        VIGOR_UNROLL
-        for (int i = 0; i < n; ++i) Fd[i] += hh * fe[i];
-      }
-      // A = -L_vv + (h/2)(L_qv - L_qv^T) + (h^2/4) L_qq: -A has the symmetric part
-      // M - (h^2/4) L_qq (M = L_vv, positive definite for a mechanical L; the correction small at
-      // the documented steps) and an O(h) skew part. Gaussian elimination without pivoting is
-      // stable for a matrix with positive definite symmetric part: its pivots are bounded below
-      // by that part's smallest eigenvalue.
       Mat<Real, n> A;
       Vec<Real, n> F;
-      VIGOR_UNROLL
-      for (int i = 0; i < n; ++i) {
-        F[i] = Fd[i].v;
-        VIGOR_UNROLL
-        for (int j = 0; j < n; ++j) A[i][j] = Fd[i].d[j];
-      }
+      residual_and_jacobian(m, q0, p0, v, hh, tm, F, A);
       if constexpr (k == 0) {
         v -= solve_nopivot(A, F);
       } else {
@@ -237,40 +211,101 @@ struct Midpoint {
           VIGOR_UNROLL
           for (int i = 0; i < n; ++i) F[i] += G0[a][i] * lambda[a];
         }
-        Vec<Real, n> q1;
-        VIGOR_UNROLL
-        for (int i = 0; i < n; ++i) q1[i] = q0[i] + h * v[i];
-        Vec<Real, k> g1;
-        Real G1[k][n];
-        constraint_jacobian(m, q1, g1, G1);
-        // Newton on [F; g]: [A  G0^T; h G1  0] [dv; dl] = [F; g1]. Schur complement:
-        // dv = y - Z dl with y = A^{-1} F, Z = A^{-1} G0^T, and (h G1 Z) dl = h G1 y - g1.
-        // S = h G1 A^{-1} G0^T ~ -h G M^{-1} G^T + O(h^2): definite for independent constraints
-        // (full-rank G), so it too needs no pivoting.
-        const Vec<Real, n> y = solve_nopivot(A, F);
-        Vec<Real, n> Z[k];
-        Mat<Real, k> S = schur_complement(A, G1, G0, Z);
-        Vec<Real, k> rhs;
-        VIGOR_UNROLL
-        for (int a = 0; a < k; ++a) {
-          rhs[a] = h * dot_row(G1[a], y) - g1[a];
-          VIGOR_UNROLL
-          for (int b = 0; b < k; ++b) S[a][b] = h * S[a][b];
-        }
-        const Vec<Real, k> dl = solve_nopivot(S, rhs);
-        VIGOR_UNROLL
-        for (int i = 0; i < n; ++i) {
-          Real dv = y[i];
-          VIGOR_UNROLL
-          for (int b = 0; b < k; ++b) dv -= Z[b][i] * dl[b];
-          v[i] -= dv;
-        }
-        VIGOR_UNROLL
-        for (int a = 0; a < k; ++a) lambda[a] -= dl[a];
+        constrained_newton_update(m, q0, h, A, F, G0, v, lambda);
       }
     }
+    return new_state(m, q0, p0, v, lambda, G0, h, hh, tm, s);
+  }
 
-    // The final iterate: its residual and the new momentum from the same gradient.
+  /// F(v) = p0 + (h/2) L_q(mid, v) - L_v(mid, v) [+ (h/2) F_ext] and A = dF/dv in one pass: v
+  /// seeded as n dual variables, mid = q0 + (h/2) v.
+  ///
+  /// A = -L_vv + (h/2)(L_qv - L_qv^T) + (h^2/4) L_qq: -A has the symmetric part
+  /// M - (h^2/4) L_qq (M = L_vv, positive definite for a mechanical L; the correction small at
+  /// the documented steps) and an O(h) skew part. Gaussian elimination without pivoting is stable
+  /// for a matrix with positive definite symmetric part: its pivots are bounded below by that
+  /// part's smallest eigenvalue.
+  template <class M>
+  VIGOR_HD VIGOR_INLINE static void residual_and_jacobian(const M& m, const Vec<Real, M::dof>& q0,
+                                                          const Vec<Real, M::dof>& p0,
+                                                          const Vec<Real, M::dof>& v, Real hh,
+                                                          Real tm, Vec<Real, M::dof>& F,
+                                                          Mat<Real, M::dof>& A) {
+    constexpr int n = M::dof;
+    using D = Dual<Real, n>;
+    Vec<D, n> vd, md, Lq, Lv;
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      vd[i] = D::variable(v[i], i);
+      md[i] = q0[i] + hh * vd[i];
+    }
+    lagrangian_gradient(m, md, vd, Lq, Lv);
+    Vec<D, n> Fd;
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) Fd[i] = p0[i] + hh * Lq[i] - Lv[i];
+    if constexpr (ForcedModel<M>) {
+      const Vec<D, n> fe = external_force_of(m, md, vd, D(tm));
+      VIGOR_UNROLL
+      for (int i = 0; i < n; ++i) Fd[i] += hh * fe[i];
+    }
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      F[i] = Fd[i].v;
+      VIGOR_UNROLL
+      for (int j = 0; j < n; ++j) A[i][j] = Fd[i].d[j];
+    }
+  }
+
+  /// One Newton update of (v, lambda) on [F; g] for a constrained model, F including
+  /// G0^T lambda: [A  G0^T; h G1  0] [dv; dl] = [F; g1] with G1, g1 at q1 = q0 + h v. Schur
+  /// complement: dv = y - Z dl with y = A^{-1} F, Z = A^{-1} G0^T, and (h G1 Z) dl = h G1 y - g1.
+  /// S = h G1 A^{-1} G0^T ~ -h G M^{-1} G^T + O(h^2): definite for independent constraints
+  /// (full-rank G), so it too needs no pivoting.
+  template <class M, int k = constraint_count<M>>
+  VIGOR_HD VIGOR_INLINE static void constrained_newton_update(
+      const M& m, const Vec<Real, M::dof>& q0, Real h, const Mat<Real, M::dof>& A,
+      const Vec<Real, M::dof>& F, const Real (&G0)[k][M::dof], Vec<Real, M::dof>& v,
+      Vec<Real, k>& lambda) {
+    constexpr int n = M::dof;
+    Vec<Real, n> q1;
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) q1[i] = q0[i] + h * v[i];
+    Vec<Real, k> g1;
+    Real G1[k][n];
+    constraint_jacobian(m, q1, g1, G1);
+    const Vec<Real, n> y = solve_nopivot(A, F);
+    Vec<Real, n> Z[k];
+    Mat<Real, k> S = schur_complement(A, G1, G0, Z);
+    Vec<Real, k> rhs;
+    VIGOR_UNROLL
+    for (int a = 0; a < k; ++a) {
+      rhs[a] = h * dot_row(G1[a], y) - g1[a];
+      VIGOR_UNROLL
+      for (int b = 0; b < k; ++b) S[a][b] = h * S[a][b];
+    }
+    const Vec<Real, k> dl = solve_nopivot(S, rhs);
+    VIGOR_UNROLL
+    for (int i = 0; i < n; ++i) {
+      Real dv = y[i];
+      VIGOR_UNROLL
+      for (int b = 0; b < k; ++b) dv -= Z[b][i] * dl[b];
+      v[i] -= dv;
+    }
+    VIGOR_UNROLL
+    for (int a = 0; a < k; ++a) lambda[a] -= dl[a];
+  }
+
+  /// The final iterate: its residual and the new momentum from the same gradient, the RATTLE
+  /// projection for a constrained model, and the new state in s. Returns the residual.
+  template <class M, int kc>
+  VIGOR_HD VIGOR_INLINE static Real new_state(const M& m, const Vec<Real, M::dof>& q0,
+                                              const Vec<Real, M::dof>& p0,
+                                              const Vec<Real, M::dof>& v,
+                                              const Vec<Real, kc>& lambda,
+                                              const Real (&G0)[kc][M::dof], Real h, Real hh,
+                                              Real tm, Phase<Real, M::dof>& s) {
+    constexpr int n = M::dof;
+    constexpr int k = constraint_count<M>;
     Vec<Real, n> mid, q1, Lq, Lv;
     VIGOR_UNROLL
     for (int i = 0; i < n; ++i) {
@@ -305,30 +340,39 @@ struct Midpoint {
       Real G1[k][n];
       constraint_jacobian(m, q1, g1, G1);
       residual = max_of(max_abs(R), max_abs(g1));
-      // RATTLE projection p1 += G1^T mu with G1 v(q1, p1) = 0. A mechanical L is quadratic in v,
-      // so v(q1, p) = v - M1^{-1} (p(q1, v) - p) is exact for any v, with M1 = d^2L/dv^2(q1)
-      // (independent of v), and the condition is linear in mu: (G1 M1^{-1} G1^T) mu = -G1 v1.
-      // M1 is symmetric positive definite and G1 M1^{-1} G1^T is too for independent
-      // constraints, so neither solve needs pivoting.
-      Vec<Real, n> pv;
-      Mat<Real, n> M1;
-      momentum_and_mass(m, q1, v, pv, M1);
-      const Vec<Real, n> v1 = v - solve_nopivot(M1, pv - p1);
-      Vec<Real, n> W[k];
-      const Mat<Real, k> S = schur_complement(M1, G1, G1, W);
-      Vec<Real, k> rhs;
-      VIGOR_UNROLL
-      for (int a = 0; a < k; ++a) rhs[a] = -dot_row(G1[a], v1);
-      const Vec<Real, k> mu = solve_nopivot(S, rhs);
-      VIGOR_UNROLL
-      for (int a = 0; a < k; ++a) {
-        VIGOR_UNROLL
-        for (int i = 0; i < n; ++i) p1[i] += G1[a][i] * mu[a];
-      }
+      rattle_projection(m, q1, v, G1, p1);
     }
     s.q = q1;
     s.p = p1;
     return residual;
+  }
+
+  /// RATTLE projection p1 += G1^T mu with G1 v(q1, p1) = 0. A mechanical L is quadratic in v, so
+  /// v(q1, p) = v - M1^{-1} (p(q1, v) - p) is exact for any v, with M1 = d^2L/dv^2(q1)
+  /// (independent of v), and the condition is linear in mu: (G1 M1^{-1} G1^T) mu = -G1 v1. M1 is
+  /// symmetric positive definite and G1 M1^{-1} G1^T is too for independent constraints, so
+  /// neither solve needs pivoting.
+  template <class M, int k>
+  VIGOR_HD VIGOR_INLINE static void rattle_projection(const M& m, const Vec<Real, M::dof>& q1,
+                                                      const Vec<Real, M::dof>& v,
+                                                      const Real (&G1)[k][M::dof],
+                                                      Vec<Real, M::dof>& p1) {
+    constexpr int n = M::dof;
+    Vec<Real, n> pv;
+    Mat<Real, n> M1;
+    momentum_and_mass(m, q1, v, pv, M1);
+    const Vec<Real, n> v1 = v - solve_nopivot(M1, pv - p1);
+    Vec<Real, n> W[k];
+    const Mat<Real, k> S = schur_complement(M1, G1, G1, W);
+    Vec<Real, k> rhs;
+    VIGOR_UNROLL
+    for (int a = 0; a < k; ++a) rhs[a] = -dot_row(G1[a], v1);
+    const Vec<Real, k> mu = solve_nopivot(S, rhs);
+    VIGOR_UNROLL
+    for (int a = 0; a < k; ++a) {
+      VIGOR_UNROLL
+      for (int i = 0; i < n; ++i) p1[i] += G1[a][i] * mu[a];
+    }
   }
 };
 
