@@ -15,12 +15,16 @@
 namespace vigor::models {
 template <class Real>
 struct DoubleSphericalPendulum;
+template <class Real>
+struct J2Satellite;
 }  // namespace vigor::models
 
 namespace vigor::kernels {
 
 template <class Real>
 struct Midpoint;
+template <class Real>
+struct BlanesMoan6;
 
 /// Minimum resident blocks per SM for segment_kernel<M, I, Real>. 0 means none: nvcc then writes no
 /// `.minnctapersm` into the PTX, as if the argument were absent. 1 is not the same: it changes
@@ -34,5 +38,11 @@ inline constexpr int kSegmentMinBlocks = 0;
 template <>
 inline constexpr int
     kSegmentMinBlocks<models::DoubleSphericalPendulum<float>, Midpoint<float>, float> = 3;
+
+/// The J2 satellite under Blanes–Moan 6 in FP32: the driver in short functions (LaneDriver) moved
+/// it from 56 registers (9 blocks of 128 per SM) to 62 (8 blocks); capped at 9, 56 without a spill.
+/// Not timed: the session that made the cap had no GPU.
+template <>
+inline constexpr int kSegmentMinBlocks<models::J2Satellite<float>, BlanesMoan6<float>, float> = 9;
 
 }  // namespace vigor::kernels

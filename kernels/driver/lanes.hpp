@@ -12,6 +12,7 @@
 ///   load(base, i0, b, valid)          a per-trajectory array's values of sub-block b
 ///   load_state<Ops>  store_lane<Ops>  lane_vector<Ops>  lane(x, l)      states in and out
 ///   rare_copy(x)  dual_lane(sd, l)    what the rare paths (a crossing, a retiring lane) read
+///   keep_in_memory(m)                 a check's maximum, off the step's registers (CPU blocks)
 ///   step_times<M>(k0, it, h)          the lanes' times at the start of iteration `it`
 ///   load_tangent<TOps>  primal<TOps>  Accumulators                     tangent maps
 ///   Crossings<OpsS>                   how located crossings reach the hit buffer
@@ -148,6 +149,8 @@ struct ScalarLanes {
   VIGOR_HD VIGOR_INLINE static const S& rare_copy(const S& s) {
     return s;
   }
+  /// One lane's maxima stay where the compiler puts them.
+  VIGOR_HD VIGOR_INLINE static void keep_in_memory(const T&) {}
   template <class SD>
   VIGOR_HD VIGOR_INLINE static const SD& dual_lane(const SD& sd, int) {
     return sd;

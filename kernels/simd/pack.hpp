@@ -559,8 +559,11 @@ VIGOR_NOINLINE Pack<T, W> with_scalar_lanes(const Pack<T, W>& x, Pack<T, W> v, s
 
 /// sin and cos of every lane with vigor's own functions (kernels/core/trig.hpp): each lane gives
 /// the bits of the scalar sin and cos, since it takes the same method as the scalar path.
+/// Forced inline: the step that calls them is itself inside the driver's forced-inline parts, and
+/// GCC, past its size limits there, would leave them as calls in the hot loop (docs/performance.md,
+/// "The driver in short functions").
 template <class T, int W>
-inline Pack<T, W> sin(const Pack<T, W>& x) {
+VIGOR_INLINE Pack<T, W> sin(const Pack<T, W>& x) {
   using P = Pack<T, W>;
   Mask<T, W> flagged;
   const P v = trig_detail::sin_of_reduced<T>(trig_detail::reduce_fast<T>(x, flagged));
@@ -569,14 +572,14 @@ inline Pack<T, W> sin(const Pack<T, W>& x) {
   return with_scalar_lanes(x, s, flagged.bits(), [](T y) { return sin_of(y); });
 }
 template <class T, int W>
-inline Pack<T, W> cos(const Pack<T, W>& x) {
+VIGOR_INLINE Pack<T, W> cos(const Pack<T, W>& x) {
   Mask<T, W> flagged;
   const Pack<T, W> c = trig_detail::cos_of_reduced<T>(trig_detail::reduce_fast<T>(x, flagged));
   if (!flagged.any()) return c;
   return with_scalar_lanes(x, c, flagged.bits(), [](T y) { return cos_of(y); });
 }
 template <class T, int W>
-inline void sincos(const Pack<T, W>& x, Pack<T, W>& sin_x, Pack<T, W>& cos_x) {
+VIGOR_INLINE void sincos(const Pack<T, W>& x, Pack<T, W>& sin_x, Pack<T, W>& cos_x) {
   using P = Pack<T, W>;
   Mask<T, W> flagged;
   trig_detail::place_in_quadrant<T>(trig_detail::reduce_fast<T>(x, flagged), sin_x, cos_x);
