@@ -412,7 +412,7 @@ struct PackLanes {
   /// each fold. It is read only at checks, off the step's dependency chain; left to itself, GCC
   /// holds a block's maxima in vector registers and spills the force the next step reuses
   /// instead, whose store and reload then lie on that chain (Hénon–Heiles FP64 with H every step:
-  /// 0.97 of the rate with the maxima in memory; docs/performance.md).
+  /// 0.97 of the old driver's rate without this, 0.99 with it; docs/performance.md).
   static VIGOR_INLINE void keep_in_memory(Real& m) { asm volatile("" : "+m"(m)); }
   template <class SD>
   static auto dual_lane(const SD& sd, int l) {
