@@ -53,15 +53,25 @@ def compile_model(build, cmd, source):
 
 
 def parse(text):
-    """{mangled kernel: {regs, stack, spill}} from ptxas -v output."""
-    out, cur = {}, None
+    """{mangled kernel: {regs, stack, spill}} from ptxas -v output.
+
+    ptxas prints, per entry function, "Compiling entry function K", "Function properties for K"
+    with its stack frame and spills, then "Used N registers"; the properties of the device
+    functions it kept out of line follow under their own names. Stack and spills are taken only
+    from the properties block of K itself: a helper's block after K's is not K's.
+    """
+    out, cur, props = {}, None, None
     for line in text.splitlines():
         m = re.search(r"Compiling entry function '(\S+)'", line)
         if m:
             cur = m.group(1)
             continue
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            props = m.group(1)
+            continue
         m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores", line)
-        if m and cur:
+        if m and cur and props == cur:
             out.setdefault(cur, {}).update(stack=int(m.group(1)), spill=int(m.group(2)))
         m = re.search(r"Used (\d+) registers", line)
         if m and cur:
