@@ -26,28 +26,13 @@ namespace vigor::kernels {
 /// Component i of a canonical state (q then p). The index is known only at run time; selecting
 /// with a fully unrolled compare keeps every component in a register (indexing would force the
 /// state into local memory on the GPU and onto the stack on the CPU).
-///
-/// The compares do not change from step to step, and nvcc hoists them out of the segment's loop,
-/// holding one per compare in a register. For wide states (N >= 8, the outer solar system's 18
-/// degrees of freedom) i is first split into "a momentum" and its index among the N, which halves
-/// the compares: the FP32 Blanes–Moan 6 kernel of the outer solar system took 254 registers with
-/// 2N compares and takes 168 with N (docs/performance.md, "GPU registers"). Narrow states keep the
-/// 2N compares, around which their kernels' registers were measured.
 template <class Real, int N>
 VIGOR_HD VIGOR_INLINE Real component(const Phase<Real, N>& s, int i) {
   Real x = Real(0);
-  if constexpr (N >= 8) {
-    const bool momentum = i >= N;
-    const int k = momentum ? i - N : i;
-    VIGOR_UNROLL
-    for (int c = 0; c < N; ++c)
-      if (c == k) x = momentum ? s.p[c] : s.q[c];
-  } else {
-    VIGOR_UNROLL
-    for (int c = 0; c < N; ++c) {
-      if (c == i) x = s.q[c];
-      if (N + c == i) x = s.p[c];
-    }
+  VIGOR_UNROLL
+  for (int c = 0; c < N; ++c) {
+    if (c == i) x = s.q[c];
+    if (N + c == i) x = s.p[c];
   }
   return x;
 }
