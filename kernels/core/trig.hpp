@@ -150,25 +150,26 @@ VIGOR_HD VIGOR_INLINE std::uint64_t two_over_pi_bits(int j) {
   return (w[word] << shift) | (w[word + 1] >> (64 - shift));
 }
 
-/// |x| = m 2^e, m an integer of at most the type's digits, from x's bits u (subnormals too).
+/// Payne–Hanek reduction of a finite x (any magnitude), in integer arithmetic.
 template <class T>
-VIGOR_HD VIGOR_INLINE void scaled_mantissa(std::uint64_t u, int biased, std::uint64_t& m, int& e) {
-  constexpr int kMantissaBits = TrigCoefficients<T>::kDigits - 1;
-  constexpr int kBias = (sizeof(T) == 8 ? 1 << 10 : 1 << 7) - 1;
-  m = u & ((std::uint64_t(1) << kMantissaBits) - 1);
+VIGOR_HD inline ReducedAngle<T> reduce_huge(T x) {
+  using C = TrigCoefficients<T>;
+  constexpr int kMantissaBits = C::kDigits - 1;
+  constexpr int kExponentBits = sizeof(T) == 8 ? 11 : 8;
+  constexpr int kBias = (1 << (kExponentBits - 1)) - 1;
+  const std::uint64_t u = bits_of(x);
+  const int biased = static_cast<int>(u >> kMantissaBits) & ((1 << kExponentBits) - 1);
+  const bool negative = (u >> (sizeof(T) * 8 - 1)) != 0;
+  if (biased == (1 << kExponentBits) - 1) return {x - x, T(0), T(0)};  // inf, NaN: NaN
+  std::uint64_t m = u & ((std::uint64_t(1) << kMantissaBits) - 1);
+  int e;  // |x| = m 2^e
   if (biased == 0) {
     e = 1 - kBias - kMantissaBits;
   } else {
     m |= std::uint64_t(1) << kMantissaBits;
     e = biased - kBias - kMantissaBits;
   }
-}
-
-/// m 2^e 2/pi = 4n + q + f: the quadrant q and the fraction f in [-1/2, 1/2) as a 128-bit
-/// fixed-point number, |f| = f_hi 2^-64 + f_lo 2^-128, negative when f < 0.
-VIGOR_HD VIGOR_INLINE void turn_fraction(std::uint64_t m, int e, int& q, std::uint64_t& f_hi,
-                                         std::uint64_t& f_lo, bool& negative) {
-  // m 2^e 2/pi = m 2^e sum b_j 2^-j. Bits j <= e - 2 give multiples of 4 (whole turns): skip them.
+  // |x| 2/pi = m 2^e sum b_j 2^-j. Bits j <= e - 2 give multiples of 4 (whole turns): skip them.
   // The 192 bits from j0 = e - 1 make P = m W with |x| 2/pi = P 2^-190 (mod 4) up to 2^-190 m.
   const int j0 = e - 1;
   const std::uint64_t w0 = two_over_pi_bits(j0), w1 = two_over_pi_bits(j0 + 64),
@@ -182,56 +183,32 @@ VIGOR_HD VIGOR_INLINE void turn_fraction(std::uint64_t m, int e, int& q, std::ui
   const std::uint64_t p1 = h2 + l1;
   const std::uint64_t p2 = h1 + l0 + (p1 < h2 ? 1 : 0);
   // Integer part: bits 190, 191 of P; fraction: bits 189 .. 0, as a signed 128-bit fixed-point
-  // number in [-1/2, 1/2) (bit 189 becomes the sign: round to nearest).
-  q = static_cast<int>(p2 >> 62) + static_cast<int>((p2 >> 61) & 1);
-  f_hi = (p2 << 2) | (p1 >> 62);
-  f_lo = (p1 << 2) | (p0 >> 62);
-  negative = (f_hi >> 63) != 0;
-  if (negative) {  // |f| = two's complement negation
+  // number f_hi 2^-64 + f_lo 2^-128 in [-1/2, 1/2) (bit 189 becomes the sign: round to nearest).
+  int q = static_cast<int>(p2 >> 62) + static_cast<int>((p2 >> 61) & 1);
+  std::uint64_t f_hi = (p2 << 2) | (p1 >> 62);
+  std::uint64_t f_lo = (p1 << 2) | (p0 >> 62);
+  const bool fraction_negative = (f_hi >> 63) != 0;
+  if (fraction_negative) {  // |f| = two's complement negation
     f_lo = ~f_lo + 1;
     f_hi = ~f_hi + (f_lo == 0 ? 1 : 0);
   }
-}
-
-/// |f| = f_hi 2^-64 + f_lo 2^-128 as fh + fl, fh holding its leading digits (fh = fl = 0 for 0).
-template <class T>
-VIGOR_HD VIGOR_INLINE void fraction_to_pair(std::uint64_t f_hi, std::uint64_t f_lo, T& fh, T& fl) {
-  fh = T(0);
-  fl = T(0);
-  if ((f_hi | f_lo) == 0) return;
-  // Normalise the leading 1 to bit 127, then split off the type's digits.
-  const int lz = f_hi != 0 ? leading_zeros(f_hi) : 64 + leading_zeros(f_lo);
-  if (lz >= 64) {
-    f_hi = f_lo << (lz - 64);
-    f_lo = 0;
-  } else if (lz > 0) {
-    f_hi = (f_hi << lz) | (f_lo >> (64 - lz));
-    f_lo <<= lz;
+  T fh(0), fl(0);
+  if ((f_hi | f_lo) != 0) {
+    // Normalise the leading 1 to bit 127, then split off the type's digits.
+    const int lz = f_hi != 0 ? leading_zeros(f_hi) : 64 + leading_zeros(f_lo);
+    if (lz >= 64) {
+      f_hi = f_lo << (lz - 64);
+      f_lo = 0;
+    } else if (lz > 0) {
+      f_hi = (f_hi << lz) | (f_lo >> (64 - lz));
+      f_lo <<= lz;
+    }
+    constexpr int d = C::kDigits;
+    const std::uint64_t head = f_hi >> (64 - d);                  // d bits, exact in T
+    const std::uint64_t rest = (f_hi << d) | (f_lo >> (64 - d));  // the next 64 bits
+    fh = ldexp(static_cast<T>(head), -d - lz);
+    fl = ldexp(static_cast<T>(rest), -64 - d - lz);
   }
-  constexpr int d = TrigCoefficients<T>::kDigits;
-  const std::uint64_t head = f_hi >> (64 - d);                  // d bits, exact in T
-  const std::uint64_t rest = (f_hi << d) | (f_lo >> (64 - d));  // the next 64 bits
-  fh = ldexp(static_cast<T>(head), -d - lz);
-  fl = ldexp(static_cast<T>(rest), -64 - d - lz);
-}
-
-/// Payne–Hanek reduction of a finite x (any magnitude), in integer arithmetic: |x| 2/pi modulo 4
-/// (turn_fraction), then the fraction times pi/2 in double-word arithmetic.
-template <class T>
-VIGOR_HD inline ReducedAngle<T> reduce_huge(T x) {
-  using C = TrigCoefficients<T>;
-  constexpr int kExponentBits = sizeof(T) == 8 ? 11 : 8;
-  const std::uint64_t u = bits_of(x);
-  const int biased = static_cast<int>(u >> (C::kDigits - 1)) & ((1 << kExponentBits) - 1);
-  const bool negative = (u >> (sizeof(T) * 8 - 1)) != 0;
-  if (biased == (1 << kExponentBits) - 1) return {x - x, T(0), T(0)};  // inf, NaN: NaN
-  std::uint64_t m, f_hi, f_lo;
-  int e, q;
-  bool fraction_negative;
-  scaled_mantissa<T>(u, biased, m, e);
-  turn_fraction(m, e, q, f_hi, f_lo, fraction_negative);
-  T fh, fl;
-  fraction_to_pair(f_hi, f_lo, fh, fl);
   // r = f pi/2 in double-word arithmetic: pi/2 = P1 + P2 to twice the type's precision.
   const T h = mul_unfused(fh, C::kP1);
   const T tail = fma(fh, C::kP2, fma(fl, C::kP1, fma(fh, C::kP1, -h)));
