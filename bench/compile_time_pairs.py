@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The compile CPU time of each translation unit in two builds, the two compiled at the same time.
+
+    python3 bench/compile_time_pairs.py OLD_BUILD NEW_BUILD [PATTERN ...] [--json FILE]
+
+A clean build's time says how much longer a tree takes, not where. This compiles each translation
+unit whose path (relative to its source tree) matches a PATTERN (a regular expression; default:
+every unit), once with each build's own command from its compile_commands.json, the old and the
+new one side by side, one per core: the machine's noise then falls on both alike. It prints the
+user CPU seconds of each and their sum over the units both builds have. Objects go to a scratch
+directory; the builds are not touched.
+
+Both builds need the compile database: configure them with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+
+def units(build):
+    """{path relative to the source tree: (command, directory)} of one build's compile database."""
+    build = pathlib.Path(build).resolve()
+    db = build / "compile_commands.json"
+    if not db.is_file():
+        sys.exit(f"{db}: not found (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)")
+    source = source_dir(build)
+    out = {}
+    for e in json.loads(db.read_text()):
+        f = pathlib.Path(e["file"]).resolve()
+        key = str(f.relative_to(build)) if f.is_relative_to(build) else str(f.relative_to(source))
+        if "command" in e:
+            cmd = e["command"]
+        else:
+            cmd = shlex.join(e["arguments"])
+        out[key] = (cmd, e["directory"])
+    return out
+
+
+def source_dir(build):
+    """The source tree a CMake build was configured from (its CMakeCache.txt)."""
+    cache = build / "CMakeCache.txt"
+    if cache.is_file():
+        for line in cache.read_text().splitlines():
+            if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                return pathlib.Path(line.split("=", 1)[1]).resolve()
+    return build.parent
+
+
+def with_output(cmd, obj):
+    """The command with its object file redirected (-o FILE)."""
+    new, n = re.subn(r"(\s-o\s+)(\"[^\"]*\"|\S+)", lambda m: m.group(1) + shlex.quote(str(obj)), cmd, 1)
+    if n != 1:
+        sys.exit(f"no -o in: {cmd[:200]}")
+    return new
+
+
+def compile_pair(jobs, scratch):
+    """Runs the (name, command, directory) jobs at once; {name: user CPU seconds}, the shell's and
+    its children's, from the rusage wait4 returns."""
+    procs = {}
+    for name, cmd, directory in jobs:
+        procs[name] = subprocess.Popen(["bash", "-c", with_output(cmd, scratch / f"{name}.o")], cwd=directory,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    user = {}
+    for name, p in procs.items():
+        err = p.stderr.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            sys.exit(f"{name}: compile failed ({p.returncode}):\n{err.decode()[-2000:]}")
+        user[name] = usage.ru_utime
+    return user
+
+
+def ratio(new, old):
+    return f"{new / old:.3f}" if old > 0 else "n/a"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("patterns", nargs="*", help="regular expressions on the unit's path (default: all)")
+    ap.add_argument("--json", help="also write the rows to FILE")
+    args = ap.parse_args()
+    old, new = units(args.old), units(args.new)
+    pats = [re.compile(p) for p in args.patterns] or [re.compile("")]
+    keys = sorted(k for k in old.keys() & new.keys() if any(p.search(k) for p in pats))
+    if not keys:
+        sys.exit("no translation unit in both builds matches")
+    rows = []
+    with tempfile.TemporaryDirectory() as t:
+        scratch = pathlib.Path(t)
+        for k in keys:
+            u = compile_pair([("old", *old[k]), ("new", *new[k])], scratch)
+            rows.append({"unit": k, "old_user_s": u["old"], "new_user_s": u["new"]})
+            print(f"{k:60} old {u['old']:8.2f} s  new {u['new']:8.2f} s  new/old {ratio(u['new'], u['old'])}",
+                  flush=True)
+    so = sum(r["old_user_s"] for r in rows)
+    sn = sum(r["new_user_s"] for r in rows)
+    print(f"{'sum of ' + str(len(rows)) + ' units':60} old {so:8.2f} s  new {sn:8.2f} s  new/old {ratio(sn, so)}")
+    only = sorted((old.keys() ^ new.keys()))
+    if only:
+        print(f"in one build only (not compiled): {', '.join(only[:10])}{' ...' if len(only) > 10 else ''}")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"old": args.old, "new": args.new, "units": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
