@@ -62,18 +62,20 @@ def with_output(cmd, obj):
 
 def compile_pair(jobs, scratch):
     """Runs the (name, command, directory) jobs at once; {name: user CPU seconds}, the shell's and
-    its children's, from the rusage wait4 returns."""
-    procs = {}
+    its children's, from the rusage wait4 returns. Errors go to files, so that neither compile
+    waits on a pipe while the other is being waited for."""
+    pids = {}
     for name, cmd, directory in jobs:
-        procs[name] = subprocess.Popen(["bash", "-c", with_output(cmd, scratch / f"{name}.o")], cwd=directory,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with open(scratch / f"{name}.err", "wb") as err:
+            pids[name] = subprocess.Popen(["bash", "-c", with_output(cmd, scratch / f"{name}.o")],
+                                          cwd=directory, stdout=subprocess.DEVNULL, stderr=err).pid
     user = {}
-    for name, p in procs.items():
-        err = p.stderr.read()
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if p.returncode != 0:
-            sys.exit(f"{name}: compile failed ({p.returncode}):\n{err.decode()[-2000:]}")
+    for name, pid in pids.items():
+        _, status, usage = os.wait4(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            err = (scratch / f"{name}.err").read_text(errors="replace")
+            sys.exit(f"{name}: compile failed ({code}):\n{err[-2000:]}")
         user[name] = usage.ru_utime
     return user
 
