@@ -18,7 +18,6 @@ import os
 import pathlib
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 
@@ -63,12 +62,16 @@ def with_output(cmd, obj):
 def compile_pair(jobs, scratch):
     """Runs the (name, command, directory) jobs at once; {name: user CPU seconds}, the shell's and
     its children's, from the rusage wait4 returns. Errors go to files, so that neither compile
-    waits on a pipe while the other is being waited for."""
+    waits on a pipe while the other is being waited for. The shells are spawned with
+    os.posix_spawnp rather than subprocess, whose bookkeeping may reap a finished child itself
+    (when a later Popen is made) before wait4 could read its rusage."""
     pids = {}
     for name, cmd, directory in jobs:
-        with open(scratch / f"{name}.err", "wb") as err:
-            pids[name] = subprocess.Popen(["bash", "-c", with_output(cmd, scratch / f"{name}.o")],
-                                          cwd=directory, stdout=subprocess.DEVNULL, stderr=err).pid
+        script = f"cd {shlex.quote(str(directory))} && {with_output(cmd, scratch / f'{name}.o')}"
+        actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, str(scratch / f"{name}.err"),
+                    os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
+        pids[name] = os.posix_spawnp("bash", ["bash", "-c", script], os.environ, file_actions=actions)
     user = {}
     for name, pid in pids.items():
         _, status, usage = os.wait4(pid, 0)
