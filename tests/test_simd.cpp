@@ -19,6 +19,7 @@
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
 #include "host/run/run.hpp"
+#include "kernels/driver/lanes.hpp"
 #include "kernels/integrators/rk4.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/yoshida4.hpp"
@@ -506,4 +507,35 @@ TEST(Simd, LaneBitsMatchLaneByLaneCompares) {
   check_lane_bits<float, vk::native_lanes<float>()>();
   check_lane_bits<float, 2 * vk::native_lanes<float>()>();
   check_lane_bits<double, 2>();  // narrower than a register: the generic path
+}
+
+namespace {
+
+/// The sub-block indices for_each_sub<B> passes, in order.
+template <int B>
+std::vector<int> sub_blocks_visited() {
+  std::vector<int> seen;
+  vk::for_each_sub<B>([&](auto bc) { seen.push_back(decltype(bc)::value); });
+  return seen;
+}
+
+std::vector<int> zero_to(int n) {
+  std::vector<int> v(n);
+  for (int b = 0; b < n; ++b) v[b] = b;
+  return v;
+}
+
+}  // namespace
+
+TEST(Simd, EverySubBlockIsVisitedOnceInOrder) {
+  // The driver steps sub-block b with for_each_sub: one missed or repeated would leave lanes
+  // unstepped or step them twice. B reaches 32 with VIGOR_BURST_REGISTERS raised on a 2-lane
+  // target (a block has at most 64 lanes), so a version that writes its calls out must go past 8.
+  EXPECT_EQ(sub_blocks_visited<1>(), zero_to(1));
+  EXPECT_EQ(sub_blocks_visited<2>(), zero_to(2));
+  EXPECT_EQ(sub_blocks_visited<7>(), zero_to(7));
+  EXPECT_EQ(sub_blocks_visited<8>(), zero_to(8));
+  EXPECT_EQ(sub_blocks_visited<9>(), zero_to(9));
+  EXPECT_EQ(sub_blocks_visited<17>(), zero_to(17));
+  EXPECT_EQ(sub_blocks_visited<32>(), zero_to(32));
 }
