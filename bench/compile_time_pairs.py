@@ -8,7 +8,9 @@ unit whose path (relative to its source tree) matches a PATTERN (a regular expre
 every unit), once with each build's own command from its compile_commands.json, the old and the
 new one side by side, one per core: the machine's noise then falls on both alike. It prints the
 user CPU seconds of each and their sum over the units both builds have. Objects go to a scratch
-directory; the builds are not touched.
+directory; the builds are not touched. With --keep DIR each unit's two objects are kept there, as
+DIR/old/PATH.o and DIR/new/PATH.o: relinked into one build's programs, the old objects give the
+old code's speed without a second full build.
 
 Both builds need the compile database: configure them with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON.
 """
@@ -83,6 +85,14 @@ def compile_pair(jobs, scratch):
     return user
 
 
+def keep_objects(scratch, keep, unit):
+    """Move the pair's objects from scratch to keep/old/UNIT.o and keep/new/UNIT.o."""
+    for name in ("old", "new"):
+        target = keep / name / f"{unit}.o"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(scratch / f"{name}.o", target)
+
+
 def ratio(new, old):
     return f"{new / old:.3f}" if old > 0 else "n/a"
 
@@ -93,6 +103,7 @@ def main():
     ap.add_argument("new")
     ap.add_argument("patterns", nargs="*", help="regular expressions on the unit's path (default: all)")
     ap.add_argument("--json", help="also write the rows to FILE")
+    ap.add_argument("--keep", help="keep the objects under DIR/old and DIR/new")
     args = ap.parse_args()
     old, new = units(args.old), units(args.new)
     pats = [re.compile(p) for p in args.patterns] or [re.compile("")]
@@ -104,6 +115,8 @@ def main():
         scratch = pathlib.Path(t)
         for k in keys:
             u = compile_pair([("old", *old[k]), ("new", *new[k])], scratch)
+            if args.keep:
+                keep_objects(scratch, pathlib.Path(args.keep), k)
             rows.append({"unit": k, "old_user_s": u["old"], "new_user_s": u["new"]})
             print(f"{k:60} old {u['old']:8.2f} s  new {u['new']:8.2f} s  new/old {ratio(u['new'], u['old'])}",
                   flush=True)

@@ -19,7 +19,9 @@
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
 #include "host/run/run.hpp"
+#include "kernels/driver/lane_driver.hpp"
 #include "kernels/driver/lanes.hpp"
+#include "kernels/integrators/midpoint.hpp"
 #include "kernels/integrators/rk4.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/yoshida4.hpp"
@@ -45,6 +47,32 @@ static_assert(EventBurstCpuEngine<vigor::models::HenonHeiles<double>, vk::Storme
                   !CpuEngine<vigor::models::HenonHeiles<double>, vk::StormerVerlet<double>,
                              double>::Lanes::kEventBursts,
               "the tests' engines have event bursts, the runs' do not");
+
+/// An explicit pair runs its bursting segments in blocks of more sub-blocks, and each of its two
+/// block types is compiled without what it never runs: the per-step blocks without quiet bursts,
+/// the burst blocks without sections, escapes and event bursts (CpuEngine::kBurstBlocks). An
+/// implicit pair has one block type, with all of it. Simd.BurstsBetweenChecksFreezeLikePerStep-
+/// Testing and LaneIdentity hold both block types to the scalar path, which has everything.
+using VerletEngine =
+    CpuEngine<vigor::models::HenonHeiles<double>, vk::StormerVerlet<double>, double, true>;
+using MidpointEngine =
+    CpuEngine<vigor::models::HenonHeiles<double>, vk::Midpoint<double>, double, true>;
+template <class E, class L>
+using EngineDriver =
+    vk::LaneDriver<L, false, typename E::ModelOnLanes, vigor::models::HenonHeiles<double>,
+                   typename E::StepOnLanes, typename E::StepOnLanes, typename E::StepOnLanes>;
+using VerletPerStep = EngineDriver<VerletEngine, VerletEngine::Lanes>;
+using VerletBursts = EngineDriver<VerletEngine, VerletEngine::BurstLanes>;
+static_assert(VerletEngine::kBurstBlocks && !VerletPerStep::kQuietBursts &&
+                  VerletPerStep::kEventBursts && VerletPerStep::kSegmentEvents &&
+                  VerletBursts::kQuietBursts && !VerletBursts::kEventBursts &&
+                  !VerletBursts::kSegmentEvents &&
+                  std::is_same_v<VerletBursts::Crossings, vk::NoCrossings>,
+              "an explicit pair's block types each leave out what the other runs");
+static_assert(!MidpointEngine::kBurstBlocks &&
+                  std::is_same_v<MidpointEngine::Lanes, MidpointEngine::BurstLanes> &&
+                  EngineDriver<MidpointEngine, MidpointEngine::Lanes>::kSegmentEvents,
+              "an implicit pair has one block type, with sections and escapes");
 
 std::unique_ptr<Engine> event_burst_engine(const Integration& s, const EngineResources& r) {
   auto e = make_engine_of<EventBurstCpuEngine, vigor::models::HenonHeiles, vk::StormerVerlet,

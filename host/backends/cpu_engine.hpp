@@ -83,14 +83,21 @@ class CpuEngine final : public Engine {
   /// Segments that run bursts (kernels::segment_allows_bursts; explicit steps only) take blocks
   /// of more sub-blocks: a burst keeps only the states live, so more chains fit in the registers
   /// (kernels::burst_block_lanes), where one sub-block's q, p and force fit them. Where
-  /// kBurstLanes == kLanes the two are one instantiation.
+  /// kBurstLanes == kLanes the two are one instantiation. Where they differ, each is compiled
+  /// without what it never runs: the blocks of kLanes without the quiet bursts, those of
+  /// kBurstLanes without sections and escapes (kernels::WithoutQuietBursts, QuietSegmentLanes).
   static constexpr int kBurstLanes =
       kExplicitStep ? kernels::burst_block_lanes<Real>(kDim + kDim / 2) : kLanes;
+  static constexpr bool kBurstBlocks = kBurstLanes != kLanes;
   template <class L>
   using WithEvents = std::conditional_t<kEventBursts, kernels::EventBurstLanes<L>, L>;
-  using Lanes = WithEvents<kernels::PackLanes<Real, kRegisterLanes, kLanes / kRegisterLanes>>;
+  template <class L, template <class> class Role>
+  using InRole = std::conditional_t<kBurstBlocks, Role<L>, L>;
+  using Lanes = WithEvents<InRole<kernels::PackLanes<Real, kRegisterLanes, kLanes / kRegisterLanes>,
+                                  kernels::WithoutQuietBursts>>;
   using BurstLanes =
-      WithEvents<kernels::PackLanes<Real, kRegisterLanes, kBurstLanes / kRegisterLanes>>;
+      WithEvents<InRole<kernels::PackLanes<Real, kRegisterLanes, kBurstLanes / kRegisterLanes>,
+                        kernels::QuietSegmentLanes>>;
   using Pack = typename Lanes::Real;
   // Without lanes the pack types are the scalar ones (never used), so no Pack instantiation of
   // a model or integrator that does not support it is ever compiled.

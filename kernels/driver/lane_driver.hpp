@@ -58,7 +58,11 @@ struct LaneDriver {
   // Without tangent maps the dual state is a dummy the compiler drops.
   using StateD = std::conditional_t<kTangent, typename TOps::StateD, State>;
   using Accumulators = typename L::Accumulators;
-  using Crossings = typename L::template Crossings<OpsS>;
+  // Sections, escapes and event bursts are compiled only into the lane types that may run a
+  // segment with them (kernels::QuietSegmentLanes).
+  static constexpr bool kSegmentEvents = !L::kQuietSegmentsOnly;
+  using Crossings =
+      std::conditional_t<kSegmentEvents, typename L::template Crossings<OpsS>, NoCrossings>;
   template <int b>
   using Sub = std::integral_constant<int, b>;
   static constexpr int W = L::W;
@@ -67,8 +71,11 @@ struct LaneDriver {
   using MapValues = Vec<P, (kMaps > 0 ? kMaps : 1)>;
   // Explicit steps solve nothing: their residual bookkeeping compiles away.
   static constexpr bool kSolves = integrator_solves<IP>;
-  // Event bursts are compiled only into the lane types that run them (kernels::EventBurstLanes).
-  static constexpr bool kEventBursts = kBurstable<IP, kTangent> && L::kEventBursts;
+  // Bursts are compiled only into the lane types that run them (kernels::WithoutQuietBursts,
+  // kernels::EventBurstLanes).
+  static constexpr bool kQuietBursts = kBurstable<IP, kTangent> && L::kQuietBursts;
+  static constexpr bool kEventBursts =
+      kBurstable<IP, kTangent> && L::kEventBursts && kSegmentEvents;
   // One lane (a GPU thread, a scalar CPU trajectory) leaves the loop when it stops and writes its
   // values after it, as a loop that ends writes its state: stores inside the loop would hold
   // their addresses in registers through every step. The one exception is the state a failed
@@ -105,13 +112,13 @@ struct LaneDriver {
         : newton_tol(sp.newton_tolerance),
           newton_check(sp.newton_tolerance > T(0)),
           escape2(sp.escape_radius2),
-          escape_on(sp.escape_radius2 > T(0)),
-          plane(sp.section_kind == kSectionPlane),
-          strobe(sp.section_kind == kSectionStroboscopic),
+          escape_on(kSegmentEvents && sp.escape_radius2 > T(0)),
+          plane(kSegmentEvents && sp.section_kind == kSectionPlane),
+          strobe(kSegmentEvents && sp.section_kind == kSectionStroboscopic),
           direction(sp.section_direction),
           coord(sp.section_coord),
           value(sp.section_value),
-          bursts(kBurstable<IP, kTangent> && segment_allows_bursts(sp)),
+          bursts(kQuietBursts && segment_allows_bursts(sp)),
           event_bursts(kEventBursts && segment_allows_event_bursts(sp)) {}
   };
 
@@ -267,11 +274,13 @@ struct LaneDriver {
     VIGOR_HD VIGOR_INLINE void run() const {
       for (;;) {
         if (L::NB > 1 && horizon() == 0 && !retire_at_end()) break;
-        if constexpr (kBurstable<IP, kTangent>) {
+        if constexpr (kQuietBursts) {
           if (plain_burst_stood()) {
             if (L::NB == 1 && horizon() == 0) break;
             continue;
           }
+        }
+        if constexpr (kEventBursts) {
           if (event_burst_stood()) {
             if (L::NB == 1 && horizon() == 0) break;
             continue;
@@ -497,16 +506,18 @@ struct LaneDriver {
     VIGOR_HD VIGOR_INLINE void record_section(Sub<b>, const State& before, const State& x,
                                               Bits live, Bits& stop) const {
       constexpr int sh = b * W;
-      if (set.plane) {
-        const P g = Ops::component(x, set.coord) - P(set.value);
-        const Bits crossed = (crossing_lanes<L>(gp[b], g, set.direction) << sh) & live;
-        gp[b] = g;
-        if (crossed != 0) [[unlikely]]
-          stop |= on.record_crossings(crossed, sh, c.it, L::rare_copy(before), L::rare_copy(x));
-      } else if (set.strobe) {
-        const Bits sampled = strobe_lanes<L>(r.k0 + sh, c.it, sp.stroboscopic_every, live >> sh)
-                             << sh;
-        if (sampled != 0) stop |= on.record_samples(sampled, sh, c.it, L::rare_copy(x));
+      if constexpr (kSegmentEvents) {
+        if (set.plane) {
+          const P g = Ops::component(x, set.coord) - P(set.value);
+          const Bits crossed = (crossing_lanes<L>(gp[b], g, set.direction) << sh) & live;
+          gp[b] = g;
+          if (crossed != 0) [[unlikely]]
+            stop |= on.record_crossings(crossed, sh, c.it, L::rare_copy(before), L::rare_copy(x));
+        } else if (set.strobe) {
+          const Bits sampled = strobe_lanes<L>(r.k0 + sh, c.it, sp.stroboscopic_every, live >> sh)
+                               << sh;
+          if (sampled != 0) stop |= on.record_samples(sampled, sh, c.it, L::rare_copy(x));
+        }
       }
     }
 
@@ -519,7 +530,7 @@ struct LaneDriver {
     VIGOR_HD VIGOR_INLINE void stop_lanes(Sub<b>, const State& x, const P& residual, Bits live,
                                           Bits& stop) const {
       constexpr int sh = b * W;
-      if (set.escape_on) {
+      if (kSegmentEvents && set.escape_on) {
         const Bits out = (escaped_lanes<L, Ops>(x, P(set.escape2)) << sh) & live;
         if (out != 0) {
           stop |= on.stop_with(out, kStatusEscaped);

@@ -111,8 +111,12 @@ struct ScalarLanes {
   static constexpr int B = 1;
   static constexpr int NB = 1;
   static constexpr Bits kSub = 1;
-  /// Whether the driver compiles its event bursts for this lane type (EventBurstLanes).
+  /// Whether the driver compiles its event bursts for this lane type (EventBurstLanes), its quiet
+  /// bursts (WithoutQuietBursts), and the events of segments that allow no quiet burst
+  /// (QuietSegmentLanes).
   static constexpr bool kEventBursts = false;
+  static constexpr bool kQuietBursts = true;
+  static constexpr bool kQuietSegmentsOnly = false;
 
   template <class F>
   VIGOR_HD VIGOR_INLINE static void for_each_lane(Bits bits, F&& f) {
@@ -187,6 +191,30 @@ struct ScalarLanes {
 template <class L>
 struct EventBurstLanes : L {
   static constexpr bool kEventBursts = true;
+};
+
+/// Lane type L without the driver's quiet bursts (kernels/driver/advance.hpp), for a CPU block that
+/// never runs them: the CPU engine gives the segments that allow them (segment_allows_bursts)
+/// blocks of more sub-blocks (QuietSegmentLanes), so its other blocks' burst loop would be a copy
+/// of the step per sub-block that never runs (docs/performance.md, "Dead copies of the step").
+template <class L>
+struct WithoutQuietBursts : L {
+  static constexpr bool kQuietBursts = false;
+};
+
+/// Lane type L for a CPU block that runs only the segments that allow quiet bursts (no section, no
+/// escape radius, checks every K > 1 steps: segment_allows_bursts). The driver compiles no section,
+/// escape or event-burst code for it, which such a segment never reaches; the engine that picks
+/// the lane type by segment_allows_bursts holds the promise.
+template <class L>
+struct QuietSegmentLanes : L {
+  static constexpr bool kQuietSegmentsOnly = true;
+};
+
+/// A Crossings for the lanes that never cross a section (QuietSegmentLanes): nothing to flush.
+struct NoCrossings {
+  template <class... A>
+  VIGOR_HD VIGOR_INLINE void flush(const A&...) {}
 };
 
 }  // namespace vigor::kernels

@@ -334,7 +334,9 @@ struct PackLanes {
   static constexpr int NB = W_ * B_;
   static_assert(NB <= 64, "a block has at most 64 lanes (one bit each in a lane mask)");
   static constexpr Bits kSub = W == 64 ? ~Bits(0) : (Bits(1) << W) - 1;
-  static constexpr bool kEventBursts = false;  ///< see kernels::EventBurstLanes
+  static constexpr bool kEventBursts = false;        ///< see kernels::EventBurstLanes
+  static constexpr bool kQuietBursts = true;         ///< see kernels::WithoutQuietBursts
+  static constexpr bool kQuietSegmentsOnly = false;  ///< see kernels::QuietSegmentLanes
 
   template <class F>
   static VIGOR_INLINE void for_each_lane(Bits bits, F&& f) {

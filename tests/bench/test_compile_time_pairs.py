@@ -60,6 +60,12 @@ def main():
             sys.exit(f"output lacks the sum or the unpaired unit:\n{p.stdout}")
         if list(old.glob("obj.o")) or list(new.glob("obj.o")):
             sys.exit("an object was written into a build: -o was not redirected")
+        # --keep leaves each unit's two objects under DIR/old and DIR/new, by the unit's path.
+        keep = root / "kept"
+        p = run(old, new, "^host/", "--keep", keep)
+        kept = sorted(str(f.relative_to(keep)) for f in keep.rglob("*.o"))
+        if p.returncode != 0 or kept != ["new/host/a.cpp.o", "old/host/a.cpp.o"]:
+            sys.exit(f"--keep kept {kept}:\n{p.stdout}{p.stderr}")
         # A pattern selects units; one matching none is an error.
         p = run(old, new, "^generated/")
         if p.returncode != 0 or "host/a.cpp" in p.stdout or "cpu_x.cpp" not in p.stdout:
