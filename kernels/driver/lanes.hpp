@@ -16,6 +16,7 @@
 ///   step_times<M>(k0, it, h)          the lanes' times at the start of iteration `it`
 ///   load_tangent<TOps>  primal<TOps>  Accumulators                     tangent maps
 ///   Crossings<OpsS>                   how located crossings reach the hit buffer
+///   kEventBursts  kQuietBursts  kQuietSegmentsOnly                   which parts the driver has
 ///
 /// ScalarLanes below is W = B = 1 with `Real` = T and a crossing located where it is found. The
 /// CPU's SIMD form, PackLanes (kernels/simd/pack_lanes.hpp), holds W trajectories per register and
