@@ -34,7 +34,12 @@ def units(build):
     out = {}
     for e in json.loads(db.read_text()):
         f = pathlib.Path(e["file"]).resolve()
-        key = str(f.relative_to(build)) if f.is_relative_to(build) else str(f.relative_to(source))
+        if f.is_relative_to(build):
+            key = str(f.relative_to(build))
+        elif f.is_relative_to(source):
+            key = str(f.relative_to(source))
+        else:  # a dependency's source compiled into the build (nanobind's): the same in both
+            key = str(f)
         if "command" in e:
             cmd = e["command"]
         else:

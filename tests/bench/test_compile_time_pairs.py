@@ -2,8 +2,9 @@
 """bench/compile_time_pairs.py pairs the units two builds share, redirects their objects, and stops
 on a failed compile.
 
-Two fake builds whose "compilers" are shell commands: a unit both have (one under the build tree,
-one under the source tree), a unit only the old one has, and a command that fails.
+Two fake builds whose "compilers" are shell commands: units both have (one under the build tree,
+one under the source tree, one outside both, as nanobind's sources are), a unit only the old one
+has, and a command that fails.
 """
 import json
 import pathlib
@@ -25,7 +26,10 @@ def fake_build(root, name, units):
     (build / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={src}\n")
     db = []
     for path, cmd in units.items():
-        f = (build if path.startswith("generated/") else src) / path
+        if pathlib.Path(path).is_absolute():
+            f = pathlib.Path(path)
+        else:
+            f = (build if path.startswith("generated/") else src) / path
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text("")
         db.append({"directory": str(build), "file": str(f), "command": cmd})
@@ -46,17 +50,18 @@ def main():
         root = pathlib.Path(t)
         # Each command writes its -o file, so a redirect that missed would leave no object behind.
         write = 'bash -c \'touch "$1"\' -o obj.o'
+        dep = str(root / "dep" / "lib.cpp")  # outside both trees: keyed by its own path
         old = fake_build(root, "old", {"host/a.cpp": write, "generated/cpu_x.cpp": write,
-                                       "tests/only_old.cpp": write})
-        new = fake_build(root, "new", {"host/a.cpp": write, "generated/cpu_x.cpp": write})
+                                       "tests/only_old.cpp": write, dep: write})
+        new = fake_build(root, "new", {"host/a.cpp": write, "generated/cpu_x.cpp": write, dep: write})
         out_json = root / "rows.json"
         p = run(old, new, "--json", out_json)
         if p.returncode != 0:
             sys.exit(f"run failed: {p.stdout}\n{p.stderr}")
         rows = json.loads(out_json.read_text())["units"]
-        if [r["unit"] for r in rows] != ["generated/cpu_x.cpp", "host/a.cpp"]:
-            sys.exit(f"paired units {rows}, expected the two both builds have")
-        if "sum of 2 units" not in p.stdout or "tests/only_old.cpp" not in p.stdout:
+        if [r["unit"] for r in rows] != sorted([dep, "generated/cpu_x.cpp", "host/a.cpp"]):
+            sys.exit(f"paired units {rows}, expected the three both builds have")
+        if "sum of 3 units" not in p.stdout or "tests/only_old.cpp" not in p.stdout:
             sys.exit(f"output lacks the sum or the unpaired unit:\n{p.stdout}")
         if list(old.glob("obj.o")) or list(new.glob("obj.o")):
             sys.exit("an object was written into a build: -o was not redirected")
