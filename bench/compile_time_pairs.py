@@ -25,7 +25,9 @@ import tempfile
 
 
 def units(build):
-    """{path relative to the source tree: (command, directory)} of one build's compile database."""
+    """{unit: (command, directory)} of one build's compile database. A unit is its path relative to
+    the build tree or else the source tree; a file outside both (a dependency's source) keeps its
+    own path, the same in both builds."""
     build = pathlib.Path(build).resolve()
     db = build / "compile_commands.json"
     if not db.is_file():
