@@ -25,6 +25,7 @@
 #include "kernels/integrators/stormer_verlet.hpp"
 #include "kernels/integrators/symplectic_euler_a.hpp"
 #include "kernels/integrators/symplectic_euler_b.hpp"
+#include "kernels/integrators/triple_jump.hpp"
 #include "kernels/integrators/yoshida4.hpp"
 #include "kernels/integrators/yoshida6.hpp"
 #include "models/henon_heiles.hpp"
@@ -376,6 +377,46 @@ TEST(Newmark, OtherGammaIsNotSymplecticControl) {
   });
   std::printf("  newmark gamma=0.7 energy loss %.3e; gamma=0.5 max |dH| %.3e\n", loss, vmax);
   EXPECT_GT(loss, 100 * vmax);
+}
+
+// ---------------------------------------------------------------------------------------------
+// yoshida4 takes its three substeps as a loop (the model's force compiled once per step copy,
+// not three times); it must give the bits of the written-out triple jump it replaced, compared
+// after every step (a weight one ulp off, as 1 - 2 c1 would be, differs in the first step's q).
+// ---------------------------------------------------------------------------------------------
+
+/// The written-out step as yoshida4.hpp held it before the loop: c1 h computed once.
+template <class Real, class M>
+void yoshida4_written_out(const M& m, Phase<Real, M::dof>& s, Real h) {
+  const vk::StormerVerlet<Real> verlet{};
+  const Real h1 = Real(vk::TripleJump::kOuter) * h;
+  verlet.step(m, s, h1);
+  verlet.step(m, s, Real(vk::TripleJump::kInner) * h);
+  verlet.step(m, s, h1);
+}
+
+template <class Real>
+void expect_loop_gives_written_out_bits() {
+  const vm::HenonHeiles<Real> m{};
+  // E = 0.1247, below the escape energy 1/6: a bounded orbit through the nonlinear region.
+  const auto x0 = start<vm::HenonHeiles<Real>, Real>(m, {0.0, 0.1}, {0.49, 0.0});
+  const Real h = Real(0.05);
+  auto a = x0, b = x0;
+  for (int k = 0; k < 2000; ++k) {
+    vk::Yoshida4<Real>{}.step(m, a, h);
+    yoshida4_written_out(m, b, h);
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(a.q[i], b.q[i]) << "step " << k;
+      ASSERT_EQ(a.p[i], b.p[i]) << "step " << k;
+    }
+  }
+  // The orbit moved: the comparison is of states far from the start.
+  EXPECT_GT(state_distance(a, x0), 0.1);
+}
+
+TEST(Composition, Yoshida4LoopGivesTheWrittenOutStepsBits) {
+  expect_loop_gives_written_out_bits<double>();
+  expect_loop_gives_written_out_bits<float>();
 }
 
 // ---------------------------------------------------------------------------------------------

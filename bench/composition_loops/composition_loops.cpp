@@ -8,10 +8,11 @@
 ///   * H every step: the per-step blocks (WithoutQuietBursts, block_lanes), conservation_every = 1.
 /// Best of seven runs each. The final states' bytes are printed as an FNV-1a hash, so that two
 /// builds' outputs can be compared for identical bits. Build against each tree, run the two in
-/// turn (build.sh):
+/// turn (bench/build_against.sh):
 ///
-///   bash bench/composition_loops/build.sh OLD_TREE old && bash bench/composition_loops/build.sh .
-///   new for r in 1 2 3; do ./old > old_$r.txt; ./new > new_$r.txt; done
+///   bash bench/build_against.sh bench/composition_loops/composition_loops.cpp OLD_TREE old
+///   bash bench/build_against.sh bench/composition_loops/composition_loops.cpp . new
+///   for r in 1 2 3; do ./old > old_$r.txt; ./new > new_$r.txt; done
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

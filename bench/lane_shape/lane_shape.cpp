@@ -14,9 +14,9 @@
 /// steps with nothing tested between conservation checks (the bare kernel), in blocks of
 /// block_lanes() against burst_block_lanes() lanes, both as sub-blocks of one register:
 /// Hénon–Heiles, whose q, p and force fit the registers four times over, and the outer solar
-/// system, whose one sub-block spills already. Build and run (build.sh):
+/// system, whose one sub-block spills already. Build and run (bench/build_against.sh):
 ///
-///   bash bench/lane_shape/build.sh . lane_shape && ./lane_shape
+///   bash bench/build_against.sh bench/lane_shape/lane_shape.cpp . lane_shape && ./lane_shape
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -40,4 +40,33 @@ std::unique_ptr<Engine> make_engine_of(const Integration& s, const EngineResourc
   return e;
 }
 
+/// The integrator families, one translation unit each (make_engine_of_family).
+enum class IntegratorFamily { kExplicit, kSolving };
+
+/// make_engine_if for an integrator of family kFamily: one that solves a Newton system per step
+/// (kernels::integrator_solves) is of kSolving, any other of kExplicit.
+template <template <class, class, class> class EngineT, template <class> class ModelT,
+          IntegratorFamily kFamily, template <class> class IntegratorT>
+void make_engine_in_family_if(const Integration& s, const EngineResources& r,
+                              std::unique_ptr<Engine>& e) {
+  constexpr bool solves = kernels::integrator_solves<IntegratorT<double>>;
+  if constexpr (solves == (kFamily == IntegratorFamily::kSolving))
+    make_engine_if<EngineT, ModelT, IntegratorT>(s, r, e);
+}
+
+/// make_engine_of over the integrators of one family.
+///
+/// A built-in model's CPU engines are two translation units, one per family
+/// (cmake/instantiate_cpu.cpp.in). GCC's inliner keeps to a growth budget for the whole unit
+/// (`inline-unit-growth`): in one unit with every integrator, the explicit steps' many copies spent
+/// the budget that the solving steps' small pack operations needed, and those steps' speed moved
+/// with any change to the explicit ones (docs/performance.md, "Engine units per family").
+template <template <class, class, class> class EngineT, template <class> class ModelT,
+          IntegratorFamily kFamily, template <class> class... IntegratorTs>
+std::unique_ptr<Engine> make_engine_of_family(const Integration& s, const EngineResources& r) {
+  std::unique_ptr<Engine> e;
+  (make_engine_in_family_if<EngineT, ModelT, kFamily, IntegratorTs>(s, r, e), ...);
+  return e;
+}
+
 }  // namespace vigor::host

@@ -44,13 +44,18 @@ struct Yoshida4 {
   /// PS is a Phase of Real or of a dual number over it (a tangent-map step, kernels/tangent.hpp;
   /// h and the coefficients stay plain, so no arithmetic is spent on their zero partials), or a
   /// CompensatedPhase (integrator.compensated).
+  /// A loop, not three written-out substeps: the model's force (with the pendulum, a whole pack
+  /// sincos) is then compiled once per step copy, not three times. The substeps' products
+  /// c h are the written-out ones, so are the bits (tests/test_integrators.cpp). The GPU unrolls
+  /// the loop as the written-out code was.
   template <class M, class PS>
   VIGOR_HD VIGOR_INLINE void step(const M& m, PS& s, Real h) const {
     const StormerVerlet<Real> verlet{};
-    const Real h1 = Real(TripleJump::kOuter) * h;
-    verlet.step(m, s, h1);
-    verlet.step(m, s, Real(TripleJump::kInner) * h);
-    verlet.step(m, s, h1);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int i = 0; i < 3; ++i)
+      verlet.step(m, s, (i == 1 ? Real(TripleJump::kInner) : Real(TripleJump::kOuter)) * h);
   }
 };
 

@@ -150,8 +150,11 @@ struct PackAccumulators {
   /// TangentAccumulators::after_step on every lane after iteration `it`. 1/k once per step when
   /// the lanes share their step count (the usual case), else per lane: the same correctly rounded
   /// reciprocal either way. Renormalisation is a per-lane factor of 1 or an exact power of two.
+  /// Forced inline, as the scalar one is: it runs after every step, and in an engine unit with
+  /// only the explicit steps GCC kept it out of line, which cost the tangent map's Verlet on
+  /// Hénon–Heiles 7 % (docs/performance.md, "Engine units per family").
   template <class TOps>
-  void after_step(typename TOps::StateD& sd, std::int64_t it) {
+  VIGOR_INLINE void after_step(typename TOps::StateD& sd, std::int64_t it) {
     constexpr int E = kRescaleExp<T>;
     kk += P(T(1));
     const P inv = uniform_k ? P(T(1) / T(k_first + it + 1)) : P(T(1)) / kk;

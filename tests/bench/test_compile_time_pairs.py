@@ -4,7 +4,7 @@ on a failed compile.
 
 Two fake builds whose "compilers" are shell commands: units both have (one under the build tree,
 one under the source tree, one outside both, as nanobind's sources are), a unit only the old one
-has, and a command that fails.
+has, a unit the new build splits in two (--fold), and a command that fails.
 """
 import json
 import pathlib
@@ -77,6 +77,18 @@ def main():
             sys.exit(f"pattern ^generated/ gave:\n{p.stdout}{p.stderr}")
         if run(old, new, "nothing-matches").returncode == 0:
             sys.exit("a pattern matching no unit did not fail")
+        # --fold times a unit the new build splits in two against the old one: both parts, in turn.
+        # The old compile is slow here, so the new lane runs its filler meanwhile.
+        slow = 'bash -c \'sleep 0.5; touch "$1"\' -o obj.o'
+        old2 = fake_build(root, "old2", {"generated/cpu_x.cpp": slow})
+        new2 = fake_build(root, "new2", {"generated/cpu_x.cpp": write, "generated/cpu_x_solving.cpp": write})
+        out2 = root / "rows2.json"
+        p = run(old2, new2, "--fold", r"_solving(?=\.cpp$)", "--json", out2)
+        rows = json.loads(out2.read_text())["units"] if p.returncode == 0 else []
+        if (len(rows) != 1 or rows[0]["unit"] != "generated/cpu_x.cpp"
+                or sorted(rows[0].get("new_units", {})) != ["generated/cpu_x.cpp", "generated/cpu_x_solving.cpp"]
+                or "in one build only" in p.stdout):
+            sys.exit(f"--fold gave {rows}:\n{p.stdout}{p.stderr}")
         # A failed compile stops the comparison with the unit's error.
         bad = fake_build(root, "bad", {"host/a.cpp": "bash -c 'echo broken >&2; exit 3' -o obj.o"})
         p = run(old, bad)
@@ -89,7 +101,8 @@ def main():
             u = compile_time_pairs.compile_pair([("old", "true -o x.o", root), ("new", "true -o x.o", root)], root)
             if set(u) != {"old", "new"} or min(u.values()) < 0:
                 sys.exit(f"pair {i} gave {u}")
-    print("ok: shared units paired, objects redirected, a failed compile stops the run, 300 quick pairs waited for")
+    print("ok: shared units paired, split units folded, objects redirected, a failed compile stops the run, "
+          "300 quick pairs waited for")
 
 
 if __name__ == "__main__":
