@@ -152,7 +152,8 @@ def main():
     ap.add_argument("new")
     ap.add_argument("patterns", nargs="*", help="regular expressions on the unit's path (default: all)")
     ap.add_argument("--json", help="also write the rows to FILE")
-    ap.add_argument("--keep", help="keep the objects under DIR/old and DIR/new")
+    ap.add_argument("--keep", help="keep the objects under DIR/old and DIR/new (not those of units --fold "
+                                   "joined: two new objects have no one old object to replace)")
     ap.add_argument("--fold", metavar="REGEX",
                     help="a new unit whose path less REGEX's match is an old unit's path is timed with "
                          "it: the old unit against the new build's units of that name, in turn")
