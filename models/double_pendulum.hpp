@@ -33,7 +33,8 @@ struct DoublePendulum {
       "control)";
   static constexpr int dof = 2;
   /// The CPU runs it in SIMD lanes in FP32 only (kernels::model_on_lanes). There the lanes pay:
-  /// each step evaluates cos of nested duals, one sincos per pack instead of one per trajectory.
+  /// each step evaluates cos of nested duals, one sincos per pack instead of one per trajectory
+  /// (called, not inlined, in its 9-component second derivatives: kernels::Dual::kTrigCalled).
   /// In FP64 the gain is small and does not pay for the pack instantiations' compile time
   /// (docs/performance.md, "The double pendulum in FP32 lanes").
   static constexpr bool kSimdLanes = std::is_same_v<Real, float>;

@@ -237,3 +237,53 @@ TEST(Trig, DualDerivativesAreCosAndMinusSin) {
   EXPECT_EQ(s.d[0], 2.0 * vk::cos(0.7));
   EXPECT_EQ(c.d[0], 2.0 * -vk::sin(0.7));
 }
+
+namespace {
+
+// sin, cos and sincos of a nested dual of packs with every component of every lane equal to the
+// scalar nested dual's: Dual<Dual<P, N>, N> calls the pack kernel where it has 9 components or
+// more (dual.hpp, Dual::value_sincos) and inlines it below, and both must give the scalar bits.
+template <class T, int W, int N>
+void expect_nested_dual_lanes_equal_scalar() {
+  using P = vk::Pack<T, W>;
+  using D = vk::Dual<vk::Dual<P, N>, N>;
+  using S = vk::Dual<vk::Dual<T, N>, N>;
+  constexpr int kParts = (N + 1) * (N + 1);
+  std::vector<T> x = sample<T>({1e-3, 1e3, true}, kParts * W, 17);
+  const std::vector<T> far = sample<T>({1e6, 1e30, true}, W, 19);
+  for (int l = 0; l < W; l += 3) x[std::size_t(l)] = far[std::size_t(l)];  // Payne–Hanek lanes
+  // Component k of the nested dual: value k = 0, then the inner partials, then the outer ones.
+  const auto part = [](auto& d, int k) -> auto& {
+    auto& inner = k / (N + 1) == 0 ? d.v : d.d[k / (N + 1) - 1];
+    return k % (N + 1) == 0 ? inner.v : inner.d[k % (N + 1) - 1];
+  };
+  D a;
+  for (int k = 0; k < kParts; ++k) part(a, k) = P::load(&x[std::size_t(k * W)]);
+  D s2, c2;
+  sincos(a, s2, c2);
+  const D s = sin(a), c = cos(a);
+  for (int l = 0; l < W; ++l) {
+    S b;
+    for (int k = 0; k < kParts; ++k) part(b, k) = x[std::size_t(k * W + l)];
+    S bs, bc;
+    sincos(b, bs, bc);
+    for (int k = 0; k < kParts; ++k) {
+      EXPECT_EQ(bits(part(s, k)[l]), bits(part(bs, k))) << "lane " << l << " component " << k;
+      EXPECT_EQ(bits(part(c, k)[l]), bits(part(bc, k))) << "lane " << l << " component " << k;
+      EXPECT_EQ(bits(part(s2, k)[l]), bits(part(bs, k))) << "lane " << l << " component " << k;
+      EXPECT_EQ(bits(part(c2, k)[l]), bits(part(bc, k))) << "lane " << l << " component " << k;
+    }
+  }
+}
+
+static_assert(vk::dual_components_v<vk::Dual<vk::Dual<float, 1>, 1>> < vk::kTrigCalledComponents);
+static_assert(vk::dual_components_v<vk::Dual<vk::Dual<float, 2>, 2>> == vk::kTrigCalledComponents);
+
+}  // namespace
+
+TEST(Trig, NestedDualLanesGiveTheScalarBits) {
+  vigor_test::for_each_pack_shape([]<class T, int W>() {
+    expect_nested_dual_lanes_equal_scalar<T, W, 1>();  // 4 components: the kernel inline
+    expect_nested_dual_lanes_equal_scalar<T, W, 2>();  // 9: the kernel called
+  });
+}

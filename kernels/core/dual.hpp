@@ -25,6 +25,16 @@ inline constexpr bool is_dual_v = false;
 template <class Real, int N>
 inline constexpr bool is_dual_v<Dual<Real, N>> = true;
 
+/// The numbers a value carries: 1 for a plain one, (N + 1) times its value's for Dual<Real, N>.
+template <class X>
+inline constexpr int dual_components_v = 1;
+template <class Real, int N>
+inline constexpr int dual_components_v<Dual<Real, N>> = (N + 1) * dual_components_v<Real>;
+
+/// The nested duals whose sin and cos call their kernel (Dual::kTrigCalled): the second
+/// derivatives in two variables and more, (2 + 1)^2 components.
+inline constexpr int kTrigCalledComponents = 9;
+
 /// A plain number S next to a dual whose value type Real is itself a dual (a nested dual): what
 /// the one-step conversions and mixed operators of nested duals take.
 template <class S, class Real>
@@ -241,24 +251,53 @@ struct Dual {
     const Real c = cbrt(a.v);
     return a.chain(c, c / (Real(3) * a.v));
   }
+  /// Whether sin and cos of this dual call the kernel of their innermost value rather than inline
+  /// it. The second derivatives of a model of two or more degrees of freedom (a nested dual of 9
+  /// or more components: a Lagrangian's mass matrix, a Newton Jacobian) carry every sin and cos
+  /// through as many chain-rule products, so there the kernel is a small part of the work and one
+  /// copy per unit serves every use (pack.hpp, sincos_called: the same bits). Smaller duals, such
+  /// as a force (2 components) or a one-degree Hessian (4), inline it: there the kernel is most of
+  /// the step. The choice is written out in sin, cos and sincos: behind one more inline helper GCC
+  /// emitted slightly different code for the inline case (docs/performance.md).
+  static constexpr bool kTrigCalled =
+      is_dual_v<Real> && dual_components_v<Dual> >= kTrigCalledComponents;
+
   // sin and cos need each other for the derivative: one sincos of the value (the same bits as
   // sin and cos apart, trig.hpp).
   VIGOR_HD VIGOR_INLINE friend void sincos(const Dual& a, Dual& sin_a, Dual& cos_a) {
     Real s, c;
-    sincos(a.v, s, c);
+    if constexpr (kTrigCalled)
+      sincos_called(a.v, s, c);
+    else
+      sincos(a.v, s, c);
     sin_a = a.chain(s, c);
     cos_a = a.chain(c, -s);
   }
   VIGOR_HD VIGOR_INLINE friend Dual sin(const Dual& a) {
     Real s, c;
-    sincos(a.v, s, c);
+    if constexpr (kTrigCalled)
+      sincos_called(a.v, s, c);
+    else
+      sincos(a.v, s, c);
     return a.chain(s, c);
   }
   VIGOR_HD VIGOR_INLINE friend Dual cos(const Dual& a) {
     Real s, c;
-    sincos(a.v, s, c);
+    if constexpr (kTrigCalled)
+      sincos_called(a.v, s, c);
+    else
+      sincos(a.v, s, c);
     return a.chain(c, -s);
   }
+  /// sincos of a dual inside a nested one: the same values, with the sincos of its innermost
+  /// value called rather than inlined on the CPU's lanes (pack.hpp, sincos_called).
+  VIGOR_HD VIGOR_INLINE friend void sincos_called(const Dual& a, Dual& sin_a, Dual& cos_a) {
+    Real s, c;
+    sincos_called(a.v, s, c);
+    sin_a = a.chain(s, c);
+    cos_a = a.chain(c, -s);
+  }
+
   VIGOR_HD VIGOR_INLINE friend Dual tan(const Dual& a) {
     const Real t = tan(a.v);
     return a.chain(t, Real(1) + t * t);

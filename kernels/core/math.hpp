@@ -38,6 +38,10 @@ VIGOR_HD VIGOR_INLINE float sin(float x) { return sin_of(x); }
 VIGOR_HD VIGOR_INLINE float cos(float x) { return cos_of(x); }
 VIGOR_HD VIGOR_INLINE void sincos(double x, double& s, double& c) { sincos_of(x, s, c); }
 VIGOR_HD VIGOR_INLINE void sincos(float x, float& s, float& c) { sincos_of(x, s, c); }
+/// sincos where a large nested dual takes it (dual.hpp, Dual::kTrigCalled): on a scalar, the
+/// kernel inline as ever; only the CPU's packs call it (pack.hpp).
+VIGOR_HD VIGOR_INLINE void sincos_called(double x, double& s, double& c) { sincos_of(x, s, c); }
+VIGOR_HD VIGOR_INLINE void sincos_called(float x, float& s, float& c) { sincos_of(x, s, c); }
 VIGOR_HD VIGOR_INLINE double tan(double x) { return tan_of(x); }
 VIGOR_HD VIGOR_INLINE float tan(float x) { return tan_of(x); }
 // exp and log likewise (exp_log.hpp).

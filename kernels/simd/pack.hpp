@@ -590,6 +590,30 @@ VIGOR_INLINE void sincos(const Pack<T, W>& x, Pack<T, W>& sin_x, Pack<T, W>& cos
   }
 }
 
+/// sin and cos of a pack, as sincos gives them.
+template <class T, int W>
+struct SinCosPacks {
+  Pack<T, W> sin_x, cos_x;
+};
+
+/// sincos as a call, where a large nested dual takes it (dual.hpp, Dual::kTrigCalled): one copy
+/// of the kernel per unit instead of one per use, the same bits. The pack goes by value and both
+/// results come back, so that nothing of the caller's is behind an address the call might change.
+/// On a scalar (math.hpp) the kernel stays inline: called, it cost the double pendulum's FP64 path
+/// 8 % for little compile time, and a GPU thread's call would cost registers (docs/performance.md).
+template <class T, int W>
+VIGOR_NOINLINE SinCosPacks<T, W> sincos_out_of_line(const Pack<T, W> x) {
+  SinCosPacks<T, W> r;
+  sincos(x, r.sin_x, r.cos_x);
+  return r;
+}
+template <class T, int W>
+VIGOR_INLINE void sincos_called(const Pack<T, W>& x, Pack<T, W>& sin_x, Pack<T, W>& cos_x) {
+  const SinCosPacks<T, W> r = sincos_out_of_line(x);
+  sin_x = r.sin_x;
+  cos_x = r.cos_x;
+}
+
 /// 2^k in every lane from ks = 1.5·2^(p-1) + k (kernels/core/arith.hpp's pow2_of_shifted):
 /// an integer add and shift on the lanes' bits.
 template <class T, int W>
