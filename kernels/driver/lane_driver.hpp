@@ -76,6 +76,10 @@ struct LaneDriver {
   static constexpr bool kQuietBursts = kBurstable<IP, kTangent> && L::kQuietBursts;
   static constexpr bool kEventBursts =
       kBurstable<IP, kTangent> && L::kEventBursts && kSegmentEvents;
+  // A CPU block that runs quiet segments only (QuietSegmentLanes) takes its bursts and its single
+  // steps through one loop (Loop::burst_or_one_step), so it holds one copy of the step per
+  // sub-block rather than two.
+  static constexpr bool kOneStepLoop = kQuietBursts && L::kQuietSegmentsOnly;
   // One lane (a GPU thread, a scalar CPU trajectory) leaves the loop when it stops and writes its
   // values after it, as a loop that ends writes its state: stores inside the loop would hold
   // their addresses in registers through every step. The one exception is the state a failed
@@ -85,6 +89,7 @@ struct LaneDriver {
   static_assert(OpsS::kDim == Ops::kDim, "lane and scalar model must match");
   static_assert(B == 1 || !kTangent, "tangent blocks are one sub-block");
   static_assert(!kTangent || !integrator_compensated<IP>, "tangent maps run the plain step");
+  static_assert(!kOneStepLoop || !kRetireAtExit, "burst blocks are CPU blocks");
 
   /// A sub-block's values where a rare path starts: a retiring lane reads them from here.
   struct Snapshot {
@@ -274,30 +279,35 @@ struct LaneDriver {
     VIGOR_HD VIGOR_INLINE void run() const {
       for (;;) {
         if (L::NB > 1 && horizon() == 0 && !retire_at_end()) break;
-        if constexpr (kQuietBursts) {
-          if (plain_burst_stood()) {
-            if (L::NB == 1 && horizon() == 0) break;
-            continue;
-          }
-        }
-        if constexpr (kEventBursts) {
-          if (event_burst_stood()) {
-            if (L::NB == 1 && horizon() == 0) break;
-            continue;
-          }
-        }
-        Bits stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
-        step_every_sub(stop);
-        if constexpr (kRetireAtExit) {
-          // One lane leaves the loop as soon as it stops (a failed step is not counted).
-          if (r.status[0] == kStatusNonFinite) break;
-          ++c.it;
-          if (stop != 0 || horizon() == 0) break;
-        } else {
-          ++c.it;
-          --c.horizon_left;
-          if (stop != 0) retire_now(stop);
+        if constexpr (kOneStepLoop) {
+          burst_or_one_step();
           if (r.active == 0) break;
+        } else {
+          if constexpr (kQuietBursts) {
+            if (plain_burst_stood()) {
+              if (L::NB == 1 && horizon() == 0) break;
+              continue;
+            }
+          }
+          if constexpr (kEventBursts) {
+            if (event_burst_stood()) {
+              if (L::NB == 1 && horizon() == 0) break;
+              continue;
+            }
+          }
+          Bits stop = 0;  // lanes that stop after this step (full buffer, escape, Newton)
+          step_every_sub(stop);
+          if constexpr (kRetireAtExit) {
+            // One lane leaves the loop as soon as it stops (a failed step is not counted).
+            if (r.status[0] == kStatusNonFinite) break;
+            ++c.it;
+            if (stop != 0 || horizon() == 0) break;
+          } else {
+            ++c.it;
+            --c.horizon_left;
+            if (stop != 0) retire_now(stop);
+            if (r.active == 0) break;
+          }
         }
       }
     }
@@ -327,6 +337,12 @@ struct LaneDriver {
         constexpr int b = decltype(bc)::value;
         start[b] = s[b];
       });
+      steps_of_every_sub(len);
+      return burst_stood(len, start);
+    }
+
+    /// `len` steps of every sub-block back to back, with no test: a burst's loop.
+    VIGOR_HD VIGOR_INLINE void steps_of_every_sub(std::int64_t len) const {
       for (std::int64_t j = 0; j < len; ++j) {
         for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
           constexpr int b = decltype(bc)::value;
@@ -336,6 +352,11 @@ struct LaneDriver {
                     L::template step_times<MP>(r.k0 + sh, valid() - sh, c.it + j, h));
         });
       }
+    }
+
+    /// A burst of `len` steps from `start` stands if every active lane is finite at its end (true);
+    /// otherwise it is undone, and its steps are to be taken one at a time.
+    VIGOR_HD VIGOR_INLINE bool burst_stood(std::int64_t len, const State (&start)[B]) const {
       if ((r.active & nonfinite_lanes()) == 0) {
         c.it += len;
         c.horizon_left -= len;
@@ -347,6 +368,39 @@ struct LaneDriver {
       });
       c.per_step_until = c.it + len;
       return false;
+    }
+
+    /// An iteration of a burst block (kOneStepLoop): a burst where one may run, else one step and
+    /// what follows it (a check iteration, the steps of an undone burst). Both take their steps
+    /// in steps_of_every_sub, so the block compiles the step once per sub-block where
+    /// plain_burst_stood and step_every_sub compile it twice. The single step is a burst of one
+    /// whose start is the state before it: the same operations as step_every_sub's, the same bits.
+    /// A quiet segment's explicit step stops no lane (no section, escape or Newton test); a failed
+    /// one freezes its lanes in after_step.
+    VIGOR_HD VIGOR_INLINE void burst_or_one_step() const {
+      std::int64_t len = 0;
+      if (set.bursts && c.it >= c.per_step_until) len = min_of(checks.next - c.it, horizon());
+      const bool burst = len > 0;
+      State start[B];
+      for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+        constexpr int b = decltype(bc)::value;
+        start[b] = s[b];
+      });
+      steps_of_every_sub(burst ? len : 1);
+      if (burst) {
+        burst_stood(len, start);
+        return;
+      }
+      Bits due;
+      const bool check = checks.advance(c.it, sp.conservation_every, r.active, valid(), due);
+      Bits stop = 0;
+      for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE {
+        constexpr int b = decltype(bc)::value;
+        if (B > 1 && (r.active & (L::kSub << (b * W))) == 0) return;  // a stopped sub-block
+        after_step(bc, start[b], P(T(0)), check, due, stop);
+      });
+      ++c.it;
+      --c.horizon_left;
     }
 
     /// Event bursts: the segment tests something after every step. Up to sp.event_burst steps
@@ -427,8 +481,7 @@ struct LaneDriver {
       for_each_sub<B>([&](auto bc) VIGOR_LAMBDA_INLINE { step_sub(bc, check, due, stop); });
     }
 
-    /// One step of sub-block b, then its events in turn: a failed step, the conservation check,
-    /// the section, an escape, an unconverged Newton solve.
+    /// One step of sub-block b, then what follows it (after_step).
     template <int b>
     VIGOR_HD VIGOR_INLINE void step_sub(Sub<b> bc, bool check, Bits due, Bits& stop) const {
       constexpr int sh = b * W;
@@ -439,6 +492,16 @@ struct LaneDriver {
       // registers and this copy costs nothing.
       const State before = x;
       const P residual = take_lane_step(bc, x);
+      after_step(bc, before, residual, check, due, stop);
+    }
+
+    /// What follows a step of sub-block b from `before` to s[b], in turn: a failed step, the
+    /// conservation check, the section, an escape, an unconverged Newton solve.
+    template <int b>
+    VIGOR_HD VIGOR_INLINE void after_step(Sub<b> bc, const State& before, const P& residual,
+                                          bool check, Bits due, Bits& stop) const {
+      constexpr int sh = b * W;
+      State& x = s[b];
       const Bits due_sub = (due >> sh) & L::kSub;
       P de(T(0));
       if (check) de = abs(Ops::energy(mp, x) - e0[b]);
