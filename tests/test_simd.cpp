@@ -19,6 +19,7 @@
 #include "host/job/job.hpp"
 #include "host/output/hits.hpp"
 #include "host/run/run.hpp"
+#include "kernels/driver/deferred_crossings.hpp"
 #include "kernels/driver/lane_driver.hpp"
 #include "kernels/driver/lanes.hpp"
 #include "kernels/integrators/midpoint.hpp"
@@ -73,6 +74,17 @@ static_assert(!MidpointEngine::kBurstBlocks &&
                   std::is_same_v<MidpointEngine::Lanes, MidpointEngine::BurstLanes> &&
                   EngineDriver<MidpointEngine, MidpointEngine::Lanes>::kSegmentEvents,
               "an implicit pair has one block type, with sections and escapes");
+
+/// The burst blocks take bursts and single steps through one loop (Loop::burst_or_one_step); one
+/// lane, on the CPU and as a GPU thread, keeps the two apart (kernels/driver/lane_driver.hpp).
+template <class L>
+using VerletDriver =
+    vk::LaneDriver<L, false, vigor::models::HenonHeiles<double>, vigor::models::HenonHeiles<double>,
+                   vk::StormerVerlet<double>, vk::StormerVerlet<double>, vk::StormerVerlet<double>>;
+static_assert(VerletBursts::kOneStepLoop && !VerletPerStep::kOneStepLoop &&
+                  !VerletDriver<vk::ScalarLanes<double>>::kOneStepLoop &&
+                  !VerletDriver<vk::DeferredLanes<double>>::kOneStepLoop,
+              "one loop in the burst blocks only");
 
 std::unique_ptr<Engine> event_burst_engine(const Integration& s, const EngineResources& r) {
   auto e = make_engine_of<EventBurstCpuEngine, vigor::models::HenonHeiles, vk::StormerVerlet,

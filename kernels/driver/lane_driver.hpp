@@ -78,7 +78,9 @@ struct LaneDriver {
       kBurstable<IP, kTangent> && L::kEventBursts && kSegmentEvents;
   // A CPU block that runs quiet segments only (QuietSegmentLanes) takes its bursts and its single
   // steps through one loop (Loop::burst_or_one_step), so it holds one copy of the step per
-  // sub-block rather than two.
+  // sub-block rather than two. One lane keeps the two: on the CPU's one-lane path the one loop
+  // ran 3.5-4.7 % slower (docs/performance.md, "One loop on one lane"), and the GPU thread's
+  // code is tuned in this form.
   static constexpr bool kOneStepLoop = kQuietBursts && L::kQuietSegmentsOnly;
   // One lane (a GPU thread, a scalar CPU trajectory) leaves the loop when it stops and writes its
   // values after it, as a loop that ends writes its state: stores inside the loop would hold
@@ -376,7 +378,9 @@ struct LaneDriver {
     /// plain_burst_stood and step_every_sub compile it twice. The single step is a burst of one
     /// whose start is the state before it: the same operations as step_every_sub's, the same bits.
     /// A quiet segment's explicit step stops no lane (no section, escape or Newton test); a failed
-    /// one freezes its lanes in after_step.
+    /// one freezes its lanes in after_step. The burst's length and the copy of its start repeat
+    /// plain_burst_stood's lines: written once in helpers for both, they changed nvcc's code for
+    /// the GPU thread, which runs plain_burst_stood (docs/performance.md, "One loop on one lane").
     VIGOR_HD VIGOR_INLINE void burst_or_one_step() const {
       std::int64_t len = 0;
       if (set.bursts && c.it >= c.per_step_until) len = min_of(checks.next - c.it, horizon());
@@ -401,6 +405,7 @@ struct LaneDriver {
       });
       ++c.it;
       --c.horizon_left;
+      if (stop != 0) retire_now(stop);  // none today: the quiet segments' steps stop no lane
     }
 
     /// Event bursts: the segment tests something after every step. Up to sp.event_burst steps
