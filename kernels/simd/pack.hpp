@@ -264,6 +264,28 @@ VIGOR_INLINE void for_each_lane(std::uint64_t bits, F&& f) {
   for (; bits != 0; bits &= bits - 1) f(__builtin_ctzll(bits));
 }
 
+/// How the pack's broadcast, map and arithmetic and compare operators are inlined: forced in the
+/// explicit engine units of the models CMakeLists.txt names in VIGOR_PACK_ARITHMETIC_FORCED_MODELS
+/// (they define VIGOR_PACK_ARITHMETIC_FORCED), left to GCC everywhere else. A compile-time choice
+/// only: the operations, and so the bits, are the same. Left to GCC, each operator (a loop over the
+/// registers) stays a call through the early passes and is inlined later one call site at a time;
+/// forced, those units compile in less time and run as fast or faster. Elsewhere the gain was
+/// small, a step ran slower, or (the solving units: Newton iterations, dual-number Jacobians) the
+/// unit compiled slower. select, fma and the masks' operations are left to GCC in every unit:
+/// forced as well, they put the whole pack trig kernel into the early passes at each force
+/// evaluation of the angle models, whose points-to analysis then cost more than the inlining saved
+/// (docs/performance.md, "Pack operators forced in the explicit units"). The two kinds of unit get
+/// distinct Pack types (the inline namespace), so no inline function has two definitions in one
+/// program.
+#if defined(VIGOR_PACK_ARITHMETIC_FORCED) && VIGOR_PACK_ARITHMETIC_FORCED
+#define VIGOR_PACK_OP VIGOR_INLINE
+#define VIGOR_PACK_INLINING pack_operators_forced
+#else
+#define VIGOR_PACK_OP inline
+#define VIGOR_PACK_INLINING pack_operators_unforced
+#endif
+
+inline namespace VIGOR_PACK_INLINING {
 template <class T, int W>
 struct Pack {
   static constexpr int L = PackShape<T, W>::L;
@@ -274,7 +296,7 @@ struct Pack {
   V v[R];
 
   Pack() = default;
-  Pack(T x) {  // NOLINT(google-explicit-constructor): broadcast constants
+  VIGOR_PACK_OP Pack(T x) {  // NOLINT(google-explicit-constructor): broadcast constants
     for (int r = 0; r < R; ++r) v[r] = V{} + x;
   }
   /// Load W consecutive values (a block of trajectories in SoA memory).
@@ -300,66 +322,66 @@ struct Pack {
   }
 
   template <class F>
-  static Pack map(F f) {
+  VIGOR_PACK_OP static Pack map(F f) {
     Pack x;
     for (int r = 0; r < R; ++r) x.v[r] = f(r);
     return x;
   }
 
-  Pack operator-() const {
+  VIGOR_PACK_OP Pack operator-() const {
     return map([&](int r) { return -v[r]; });
   }
   Pack operator+() const { return *this; }
-  Pack& operator+=(const Pack& o) {
+  VIGOR_PACK_OP Pack& operator+=(const Pack& o) {
     for (int r = 0; r < R; ++r) v[r] += o.v[r];
     return *this;
   }
-  Pack& operator-=(const Pack& o) {
+  VIGOR_PACK_OP Pack& operator-=(const Pack& o) {
     for (int r = 0; r < R; ++r) v[r] -= o.v[r];
     return *this;
   }
-  Pack& operator*=(const Pack& o) {
+  VIGOR_PACK_OP Pack& operator*=(const Pack& o) {
     for (int r = 0; r < R; ++r) v[r] *= o.v[r];
     return *this;
   }
-  Pack& operator/=(const Pack& o) {
+  VIGOR_PACK_OP Pack& operator/=(const Pack& o) {
     for (int r = 0; r < R; ++r) v[r] /= o.v[r];
     return *this;
   }
-  friend Pack operator+(Pack a, const Pack& b) { return a += b; }
-  friend Pack operator-(Pack a, const Pack& b) { return a -= b; }
-  friend Pack operator*(Pack a, const Pack& b) { return a *= b; }
-  friend Pack operator/(Pack a, const Pack& b) { return a /= b; }
-  friend Pack operator+(const Pack& a, T b) {
+  friend VIGOR_PACK_OP Pack operator+(Pack a, const Pack& b) { return a += b; }
+  friend VIGOR_PACK_OP Pack operator-(Pack a, const Pack& b) { return a -= b; }
+  friend VIGOR_PACK_OP Pack operator*(Pack a, const Pack& b) { return a *= b; }
+  friend VIGOR_PACK_OP Pack operator/(Pack a, const Pack& b) { return a /= b; }
+  friend VIGOR_PACK_OP Pack operator+(const Pack& a, T b) {
     return map([&](int r) { return a.v[r] + b; });
   }
-  friend Pack operator+(T a, const Pack& b) {
+  friend VIGOR_PACK_OP Pack operator+(T a, const Pack& b) {
     return map([&](int r) { return a + b.v[r]; });
   }
-  friend Pack operator-(const Pack& a, T b) {
+  friend VIGOR_PACK_OP Pack operator-(const Pack& a, T b) {
     return map([&](int r) { return a.v[r] - b; });
   }
-  friend Pack operator-(T a, const Pack& b) {
+  friend VIGOR_PACK_OP Pack operator-(T a, const Pack& b) {
     return map([&](int r) { return a - b.v[r]; });
   }
-  friend Pack operator*(const Pack& a, T b) {
+  friend VIGOR_PACK_OP Pack operator*(const Pack& a, T b) {
     return map([&](int r) { return a.v[r] * b; });
   }
-  friend Pack operator*(T a, const Pack& b) {
+  friend VIGOR_PACK_OP Pack operator*(T a, const Pack& b) {
     return map([&](int r) { return a * b.v[r]; });
   }
-  friend Pack operator/(const Pack& a, T b) {
+  friend VIGOR_PACK_OP Pack operator/(const Pack& a, T b) {
     return map([&](int r) { return a.v[r] / b; });
   }
-  friend Pack operator/(T a, const Pack& b) {
+  friend VIGOR_PACK_OP Pack operator/(T a, const Pack& b) {
     return map([&](int r) { return a / b.v[r]; });
   }
 
-#define VIGOR_PACK_COMPARE(op)                             \
-  friend MaskT operator op(const Pack& a, const Pack& b) { \
-    MaskT m;                                               \
-    for (int r = 0; r < R; ++r) m.v[r] = a.v[r] op b.v[r]; \
-    return m;                                              \
+#define VIGOR_PACK_COMPARE(op)                                           \
+  friend VIGOR_PACK_OP MaskT operator op(const Pack& a, const Pack& b) { \
+    MaskT m;                                                             \
+    for (int r = 0; r < R; ++r) m.v[r] = a.v[r] op b.v[r];               \
+    return m;                                                            \
   }
   VIGOR_PACK_COMPARE(<)
   VIGOR_PACK_COMPARE(>)
@@ -369,6 +391,7 @@ struct Pack {
   VIGOR_PACK_COMPARE(!=)
 #undef VIGOR_PACK_COMPARE
 };
+}  // namespace VIGOR_PACK_INLINING
 
 template <class T, int W>
 inline Pack<T, W> select(const Mask<T, W>& m, const Pack<T, W>& a, const Pack<T, W>& b) {
