@@ -85,6 +85,8 @@ bench: build
 	./$(BUILD)/bench/vigor-bench --json bench/results/latest.json
 
 # On a machine with an NVIDIA GPU: CUDA build for sm_90, every test with the GPU required, the bench.
+# CMAKE_ARGS=-DVIGOR_CUDA_FMAD=OFF builds the GPU without nvcc's own contractions, and its tests then
+# demand the CPU's bits on the GPU (docs/backends.md).
 gpu-check: deps
 	cmake -S . -B $(GPU_BUILD) -DCMAKE_BUILD_TYPE=Release -DVIGOR_ENABLE_CUDA=ON \
 	      -DVIGOR_TESTING_ENGINES=ON \

@@ -2,6 +2,7 @@
 """Run the same jobs with two vigor binaries and compare their outputs byte for byte.
 
     python3 scripts/compare_builds.py OLD_VIGOR NEW_VIGOR [--work DIR] [--quick] [--threads N]
+                                      [--backends B,B] [--only REGEX]
 
 For a change that must not change behaviour (a refactoring, a new build layout): every CSV of the
 results directory (sections, final, energy_series, tangent_series, invariants) must be identical
@@ -15,6 +16,12 @@ relaunches on full buffers, a stroboscopic section, an escape radius, conservati
 steps (the burst path), Newton tolerances, tangent maps. The new binary's plane-section hits must
 also lie on the plane at times inside the run (identical wrong bytes in both builds pass the byte
 comparison). Exit status 0 when everything matches.
+
+The same binary twice with `--backends cpu,cuda` compares the GPU with the CPU: in a build with
+`-DVIGOR_CUDA_FMAD=OFF` the two perform the same operations, so every CSV must be the same bytes
+(docs/backends.md). summary.json may then differ only in what names or sizes the backend (BACKEND).
+`--threads 1,2` runs the two sides with different thread counts. Exit status 77 when a backend
+asked for cannot run here (no usable CUDA device), unless VIGOR_REQUIRE_GPU=1.
 """
 import argparse
 import copy
@@ -31,6 +38,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # summary.json keys that measure the run rather than describe its results.
 VOLATILE = {"wall_seconds", "kernel_seconds", "trajectory_steps_per_second",
             "trajectory_steps_per_second_wall", "peak_host_memory_bytes", "output_dir", "job"}
+
+# summary.json keys that name the backend or size its buffers and launches, when the two sides run
+# on different backends or thread counts: the results themselves must not depend on them.
+BACKEND = {"backend", "device", "cpu_simd_lanes", "threads", "launches",
+           "section_buffer_per_trajectory", "chunks", "chunk_trajectories", "memory_limit_bytes"}
+
+SKIP = 77
 
 # States of the models for the matrix (from the test suite), preferred to the examples' ensembles:
 # a section grid needs the plane section the matrix's variants take away.
@@ -169,20 +183,21 @@ def variants(model, base, integrators, implicit):
     return out
 
 
-def run(vigor, job, out_dir, threads):
+def run(vigor, job, out_dir, threads, backend="cpu"):
     job = copy.deepcopy(job)
     job["output"] = {"dir": str(out_dir)}
     job_file = out_dir.with_suffix(".json")
     job_file.write_text(json.dumps(job))
-    p = subprocess.run([vigor, "run", str(job_file), "--backend", "cpu", "--quiet", "--force",
+    p = subprocess.run([vigor, "run", str(job_file), "--backend", backend, "--quiet", "--force",
                         "--threads", str(threads)], capture_output=True, text=True)
     # Messages that name the job file or the directory differ only by the path.
     err = p.stderr.replace(str(out_dir), "OUT").replace(str(job_file), "JOB")
     return p.returncode, err
 
 
-def compare_dirs(a, b):
-    """Differences between two results directories, as text lines."""
+def compare_dirs(a, b, ignored=frozenset()):
+    """Differences between two results directories, as text lines; summary.json keys in VOLATILE
+    and `ignored` are not compared."""
     diffs = []
     names = sorted({p.name for p in a.iterdir()} | {p.name for p in b.iterdir()})
     for name in names:
@@ -193,7 +208,7 @@ def compare_dirs(a, b):
         if name == "summary.json":
             ja, jb = json.loads(fa.read_text()), json.loads(fb.read_text())
             for k in sorted(set(ja) | set(jb)):
-                if k in VOLATILE:
+                if k in VOLATILE or k in ignored:
                     continue
                 if ja.get(k) != jb.get(k):
                     diffs.append(f"summary.json[{k}]: {ja.get(k)!r} != {jb.get(k)!r}")
@@ -223,14 +238,38 @@ def plane_hit_problems(job, out_dir):
     return []
 
 
+def pair(text, kind):
+    """"A,B" or "A" (both sides) as a pair."""
+    parts = text.split(",")
+    if len(parts) == 1:
+        parts *= 2
+    if len(parts) != 2 or not all(parts):
+        raise SystemExit(f"compare_builds: --{kind} wants A,B or A, not {text!r}")
+    return parts
+
+
+def unavailable(vigor, backend, job, work):
+    """Why `backend` cannot run here (the first job's error), or None when it can."""
+    if backend == "cpu":
+        return None
+    code, err = run(vigor, job, work / f"probe-{backend}", 1, backend)
+    return None if code == 0 else f"exit {code}: {err.strip()}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--work", default="build/compare-builds")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", default="2", help="N, or OLD,NEW")
+    ap.add_argument("--backends", default="cpu,cpu", help="OLD,NEW (cpu, cuda, auto)")
+    ap.add_argument("--only", default="",
+                    help="of the matrix, the jobs whose names match this regular expression")
     ap.add_argument("--quick", action="store_true", help="the example jobs only")
     args = ap.parse_args()
+    backends = pair(args.backends, "backends")
+    threads = [int(t) for t in pair(args.threads, "threads")]
+    ignored = BACKEND if backends[0] != backends[1] or threads[0] != threads[1] else frozenset()
     work = pathlib.Path(args.work).resolve()
     shutil.rmtree(work, ignore_errors=True)
     (work / "old").mkdir(parents=True)
@@ -246,15 +285,25 @@ def main():
                 jobs += variants(model, bases[model], info["integrators"], implicit)
             else:
                 print(f"note: no states for model {model}; not in the matrix")
+    if args.only:
+        matrix = [(name, job) for name, job in jobs[len(examples):] if re.search(args.only, name)]
+        jobs = examples + matrix
+    for vigor, backend in {(args.old, backends[0]), (args.new, backends[1])}:
+        why = unavailable(vigor, backend, examples[0][1], work)
+        if why is None:
+            continue
+        required = os.environ.get("VIGOR_REQUIRE_GPU") == "1"
+        print(f"{'FAIL' if required else 'skip'}: backend {backend} of {vigor}: {why}")
+        return 1 if required else SKIP
     failures = 0
     for k, (name, job) in enumerate(jobs):
-        ra = run(args.old, job, work / "old" / name, args.threads)
-        rb = run(args.new, job, work / "new" / name, args.threads)
+        ra = run(args.old, job, work / "old" / name, threads[0], backends[0])
+        rb = run(args.new, job, work / "new" / name, threads[1], backends[1])
         problems = []
         if ra != rb:
             problems.append(f"exit/stderr: {ra!r} != {rb!r}")
         elif ra[0] == 0:
-            problems += compare_dirs(work / "old" / name, work / "new" / name)
+            problems += compare_dirs(work / "old" / name, work / "new" / name, ignored)
         if rb[0] == 0:
             problems += plane_hit_problems(job, work / "new" / name)
         status = "ok" if not problems else "DIFF"
@@ -262,7 +311,8 @@ def main():
         for p in problems:
             print("        " + p)
         failures += bool(problems)
-    print(f"{len(jobs) - failures} of {len(jobs)} jobs identical")
+    print(f"{len(jobs) - failures} of {len(jobs)} jobs identical"
+          f" ({backends[0]}, {threads[0]} thread(s), against {backends[1]}, {threads[1]})")
     return 1 if failures else 0
 
 

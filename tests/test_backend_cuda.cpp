@@ -1,7 +1,9 @@
 // The CUDA backend against the CPU backend: the same per-trajectory code on both, so FP64 results
-// agree to round-off (1e-10 relative after 10^4 steps; the GPU contracts a*b+c into FMAs, the CPU
-// build does not, so they are not bitwise equal), hit lists match one to one, statuses agree, and
-// FP32 on the GPU tracks FP64 on the CPU loosely.
+// agree to round-off (1e-10 relative after 10^4 steps; by default nvcc contracts a*b+c into FMAs,
+// the CPU build does not, so they are not bitwise equal), hit lists match one to one, statuses
+// agree, and FP32 on the GPU tracks FP64 on the CPU loosely. A build with -DVIGOR_CUDA_FMAD=OFF
+// (VIGOR_CUDA_BITWISE) promises more: the GPU performs the CPU's operations, so every number of
+// every comparison below, FP64 and FP32, must be the CPU's bits (docs/backends.md).
 //
 // Without a usable CUDA device (no GPU, no driver, or a build without CUDA) the GPU tests skip,
 // unless VIGOR_REQUIRE_GPU=1, when they fail: a GPU machine must never pass by skipping.
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -33,6 +36,12 @@ using vigor::kernels::kStatusNonFinite;
 using vigor::kernels::kStatusOk;
 
 namespace {
+
+#ifndef VIGOR_CUDA_BITWISE
+#define VIGOR_CUDA_BITWISE 0
+#endif
+/// nvcc adds no FMA of its own (--fmad=false): the GPU's results are the CPU's bits.
+constexpr bool kBitwise = VIGOR_CUDA_BITWISE != 0;
 
 bool gpu_required() {
   const char* v = std::getenv("VIGOR_REQUIRE_GPU");
@@ -401,6 +410,44 @@ void expect_agree(const Outcome& got, const Outcome& want, const Ensemble& ens,
   EXPECT_EQ(got.hit_total, want.hit_total);
 }
 
+/// Whether two arrays hold the same bits (so -0 differs from +0, and a NaN equals itself).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+/// Every number of `got` the bits of `want`'s: final states and their diagnostics, and every hit.
+void expect_identical(const Outcome& got, const Outcome& want) {
+  const FinalData& g = got.final;
+  const FinalData& w = want.final;
+  EXPECT_TRUE(same_bits(g.state, w.state)) << "final states";
+  EXPECT_TRUE(same_bits(g.energy0, w.energy0)) << "initial energies";
+  EXPECT_TRUE(same_bits(g.energy_error, w.energy_error)) << "energy errors";
+  EXPECT_TRUE(same_bits(g.momentum_error, w.momentum_error)) << "momentum drifts";
+  EXPECT_TRUE(same_bits(g.newton_residual, w.newton_residual)) << "Newton residuals";
+  EXPECT_TRUE(same_bits(g.tangent_out, w.tangent_out)) << "tangent diagnostics";
+  EXPECT_EQ(g.step, w.step);
+  EXPECT_EQ(g.crossings, w.crossings);
+  EXPECT_EQ(g.recorded, w.recorded);
+  EXPECT_EQ(g.status, w.status);
+  ASSERT_EQ(got.hits.size(), want.hits.size()) << "trajectories with hits";
+  int bad = 0;
+  for (const auto& [i, hits] : want.hits) {
+    const auto it = got.hits.find(i);
+    if ((it == got.hits.end() || !same_bits(it->second, hits)) && bad++ < 5)
+      ADD_FAILURE() << "the hits of trajectory " << i << " differ";
+  }
+  EXPECT_EQ(bad, 0) << "trajectories whose hits differ";
+}
+
+/// In a bitwise build, `got` must be `want` to the bit; in any build, within `tol`.
+void expect_agree_or_identical(const Outcome& got, const Outcome& want, const Ensemble& ens,
+                               const Tolerance& tol) {
+  expect_agree(got, want, ens, tol);
+  if (kBitwise) expect_identical(got, want);
+}
+
 /// The scenario must exercise what it claims to, or the comparison proves nothing.
 void expect_meaningful(const Outcome& cpu, const Ensemble& ens, const Case& c) {
   EXPECT_GE(cpu.hit_total, ens.n) << "too few section crossings to compare";
@@ -438,12 +485,18 @@ void compare_backends(const Case& c, const Ensemble& ens, bool with_fp32, double
     SCOPED_TRACE("CUDA FP64 vs CPU FP64");
     const Outcome gpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCuda);
     EXPECT_EQ(gpu.capacity, cpu.capacity);
-    expect_agree(gpu, cpu, ens, kFp64);
+    expect_agree_or_identical(gpu, cpu, ens, kFp64);
   }
   if (with_fp32) {
     SCOPED_TRACE("CUDA FP32 vs CPU FP64");
     const Outcome gpu = run_engine(c, ens, Precision::kFloat, BackendKind::kCuda);
     expect_agree(gpu, cpu, ens, fp32_tolerance(fp32_scale));
+  }
+  if (kBitwise) {
+    // FP32 against FP32: every scenario, also those whose FP32 orbits part from FP64's.
+    SCOPED_TRACE("CUDA FP32 vs CPU FP32, bit for bit");
+    expect_identical(run_engine(c, ens, Precision::kFloat, BackendKind::kCuda),
+                     run_engine(c, ens, Precision::kFloat, BackendKind::kCpu));
   }
 }
 
@@ -598,6 +651,7 @@ TEST_F(CudaBackend, HenonHeilesBurstsBetweenChecksMatchCpu) {
     const Outcome cpu = run_engine(c, bounded, Precision::kDouble, BackendKind::kCpu);
     const Outcome gpu = run_engine(c, bounded, prec, BackendKind::kCuda);
     expect_agree(gpu, cpu, bounded, prec == Precision::kDouble ? kFp64 : kFp32);
+    if (kBitwise) expect_identical(gpu, run_engine(c, bounded, prec, BackendKind::kCpu));
   }
   const Ensemble one = from_rows({wild_row});
   const Outcome cpu = run_engine(c, one, Precision::kDouble, BackendKind::kCpu);
@@ -606,25 +660,28 @@ TEST_F(CudaBackend, HenonHeilesBurstsBetweenChecksMatchCpu) {
   EXPECT_EQ(gpu.final.status[0], kStatusNonFinite);
   EXPECT_LE(std::abs(gpu.final.step[0] - cpu.final.step[0]), 1);
   EXPECT_LT(cpu.final.step[0], c.steps);
+  if (kBitwise) expect_identical(gpu, cpu);
   for (int k = 0; k < 4; ++k) EXPECT_TRUE(std::isfinite(gpu.final.state[std::size_t(k)])) << k;
   // On the GPU itself, bursts against per-step testing: the same orbits to round-off, not to the
-  // bit. nvcc contracts the burst loop's steps and the per-step loop's steps into FMAs differently
-  // (measured on an H200: FP64 final states and energy maxima differ in their last bits; FP32, with
-  // f483546's driver too, x = 0.02749182 against 0.02749039 after 10^4 steps). The CPU compiles
-  // with -ffp-contract=off and holds the two to the bit (tests/test_simd.cpp). The bounded orbits
-  // agree within the GPU tolerances, and the wild orbit freezes near the same step in both.
+  // bit, in a default build. nvcc contracts the burst loop's steps and the per-step loop's steps
+  // into FMAs differently (measured on an H200: FP64 final states and energy maxima differ in their
+  // last bits; FP32, with f483546's driver too, x = 0.02749182 against 0.02749039 after 10^4
+  // steps). The CPU compiles with -ffp-contract=off and holds the two to the bit
+  // (tests/test_simd.cpp), and so must a bitwise build's GPU. The bounded orbits agree within the
+  // GPU tolerances, and the wild orbit freezes near the same step in both.
   Case per_step = c;
   per_step.bursts = false;
   for (const Precision prec : {Precision::kDouble, Precision::kFloat}) {
     SCOPED_TRACE(prec == Precision::kDouble ? "GPU bursts vs per-step, FP64" : "FP32");
-    expect_agree(run_engine(c, bounded, prec, BackendKind::kCuda),
-                 run_engine(per_step, bounded, prec, BackendKind::kCuda), bounded,
-                 prec == Precision::kDouble ? kFp64 : kFp32);
+    expect_agree_or_identical(run_engine(c, bounded, prec, BackendKind::kCuda),
+                              run_engine(per_step, bounded, prec, BackendKind::kCuda), bounded,
+                              prec == Precision::kDouble ? kFp64 : kFp32);
     const Outcome b = run_engine(c, one, prec, BackendKind::kCuda);
     const Outcome p = run_engine(per_step, one, prec, BackendKind::kCuda);
     EXPECT_EQ(b.final.status[0], kStatusNonFinite);
     EXPECT_EQ(p.final.status[0], kStatusNonFinite);
     EXPECT_LE(std::abs(b.final.step[0] - p.final.step[0]), 1);
+    if (kBitwise) expect_identical(b, p);
   }
 }
 
@@ -644,7 +701,7 @@ TEST_F(CudaBackend, EventBurstsMatchPerStepTestingOnTheGpu) {
     SCOPED_TRACE(prec == Precision::kDouble ? "GPU event bursts vs per-step, FP64" : "FP32");
     const Outcome b = run_engine(c, ens, prec, BackendKind::kCuda);
     const Outcome p = run_engine(per_step, ens, prec, BackendKind::kCuda);
-    expect_agree(b, p, ens, prec == Precision::kDouble ? kFp64 : kFp32);
+    expect_agree_or_identical(b, p, ens, prec == Precision::kDouble ? kFp64 : kFp32);
     EXPECT_EQ(b.final.status[std::size_t(ens.escaping)], kStatusEscaped);
   }
 }
@@ -696,7 +753,7 @@ TEST_F(CudaBackend, TangentDiagnosticsMatchCpu) {
     const Ensemble ens = henon_heiles_ensemble();
     const Outcome cpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCpu);
     const Outcome gpu = run_engine(c, ens, Precision::kDouble, BackendKind::kCuda);
-    expect_agree(gpu, cpu, ens, kFp64);
+    expect_agree_or_identical(gpu, cpu, ens, kFp64);
     const std::size_t n = std::size_t(ens.n);
     ASSERT_EQ(gpu.final.tangent_out.size(), cpu.final.tangent_out.size());
     ASSERT_EQ(cpu.final.tangent_out.size(), n * vigor::kernels::kTangentOutCount);

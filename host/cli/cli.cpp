@@ -3,7 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -372,6 +375,25 @@ int run(const Args& a, const Job& job) {
   return kExitOk;
 }
 
+/// The ranks of an MPI run must run one job: the same command, job file contents, --precision,
+/// --out and --resume. A launch that gives each rank a command line of its own (mpirun's
+/// "-np 1 vigor ... : -np 1 vigor ...") may differ in --backend, --threads and the other options
+/// of how a rank runs: one rank on a GPU and one on the CPU give the same files. Ranks that
+/// disagree on the job would exchange arrays of different shapes and wait for each other forever.
+void check_ranks_agree(const Args& a) {
+  if (!comm::distributed()) return;
+  std::string key =
+      a.command + '\n' + a.overrides.precision + '\n' + a.overrides.out + '\n' + a.resume + '\n';
+  if (!a.job.empty()) {
+    std::ifstream in(a.job, std::ios::binary);
+    key.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (!comm::all_equal(std::hash<std::string>{}(key)))
+    throw JobError("mpi ranks",
+                   "were not all given the same job: the job file's contents, --precision, --out "
+                   "and --resume must agree on every rank (--backend and --threads may differ)");
+}
+
 /// The command argv names, run; what it throws, cli reports.
 int run_command(int argc, char** argv) {
   const std::string first = argc >= 2 ? argv[1] : "";
@@ -391,6 +413,7 @@ int run_command(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   if (a.command == "list") return a.job.empty() ? list() : list_job_model(a);
   check_run_args(a);
+  check_ranks_agree(a);
   const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
   if (a.command == "validate") return validate(a, job);
   return run(a, job);

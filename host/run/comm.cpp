@@ -35,6 +35,7 @@ std::vector<std::vector<std::int64_t>> gather_parts(const std::vector<std::int64
 }
 bool any(bool flag) { return flag; }
 double max(double x) { return x; }
+bool all_equal(std::uint64_t) { return true; }
 void abort_all(int code) { std::exit(code); }
 
 #else
@@ -152,6 +153,14 @@ double max(double x) {
   double out = x;
   MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return out;
+}
+
+bool all_equal(std::uint64_t x) {
+  if (!g_active) return true;
+  std::uint64_t lo = x, hi = x;
+  MPI_Allreduce(&x, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&x, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
 }
 
 void abort_all(int code) {

@@ -48,6 +48,8 @@ std::vector<std::vector<std::int64_t>> gather_parts(const std::vector<std::int64
 
 bool any(bool flag);
 double max(double x);
+/// Whether every rank passed the same value.
+bool all_equal(std::uint64_t x);
 
 /// Ends every rank of a distributed run with `code` (MPI_Abort); a no-op in a single process.
 [[noreturn]] void abort_all(int code);

@@ -10,6 +10,11 @@ rank count starting from an empty plugin cache, so that the ranks compile the pl
 share the one that lands first), and a loop ensemble (invariants.csv): every CSV byte for byte,
 summary.json equal except timings, memory and mpi_ranks, results.h5 equal after sorting its
 section rows; and that bad input under mpirun exits 2 with the message printed once.
+Ranks started with command lines of their own (MPMD) give the same files too: one thread on one
+rank and two on the other; and, in a build whose GPU performs the CPU's operations
+(VIGOR_CUDA_BITWISE=ON in the environment, set by CMake for -DVIGOR_CUDA_FMAD=OFF) on a machine
+with a usable GPU, one rank on the CPU and one on the GPU, either way round (failed without a GPU
+under VIGOR_REQUIRE_GPU=1).
 Exit 0 pass, 1 fail, 77 skip (no mpirun, or a vigor built without MPI).
 """
 import json
@@ -24,6 +29,8 @@ FAILURES = []
 VOLATILE = {"wall_seconds", "kernel_seconds", "trajectory_steps_per_second",
             "trajectory_steps_per_second_wall", "peak_host_memory_bytes", "mpi_ranks",
             "output_dir", "device"}
+# Keys that name rank 0's backend or size its buffers and launches: ranks on different backends.
+BACKEND = {"backend", "cpu_simd_lanes", "threads", "launches", "section_buffer_per_trajectory"}
 
 
 def check(ok, what):
@@ -47,6 +54,14 @@ def run(cmd, extra=None):
 
 def mpirun(np_, args, extra=None):
     return run(["mpirun", "--oversubscribe", "-np", str(np_)] + args, extra)
+
+
+def mpmd(argvs, extra=None):
+    """mpirun with a command line of its own for each rank (rank k runs argvs[k])."""
+    cmd = ["mpirun", "--oversubscribe"]
+    for k, argv in enumerate(argvs):
+        cmd += ([":"] if k else []) + ["-np", "1"] + argv
+    return run(cmd, extra)
 
 
 def jobs(scratch):
@@ -83,7 +98,7 @@ def files(d):
     return sorted(f for f in os.listdir(d) if f.endswith(".csv"))
 
 
-def compare(ref, other, label):
+def compare(ref, other, label, ignored=frozenset()):
     check(files(ref) == files(other), f"{label}: files {files(other)} vs {files(ref)}")
     for f in files(ref):
         with open(os.path.join(ref, f), "rb") as a, open(os.path.join(other, f), "rb") as b:
@@ -92,7 +107,7 @@ def compare(ref, other, label):
             open(os.path.join(other, "summary.json")) as b:
         sa, sb = json.load(a), json.load(b)
     for k in sorted(set(sa) | set(sb)):
-        if k not in VOLATILE:
+        if k not in VOLATILE and k not in ignored:
             check(sa.get(k) == sb.get(k), f"{label}: summary.json {k}: {sb.get(k)} vs {sa.get(k)}")
     return sb
 
@@ -116,6 +131,40 @@ def compare_h5(ref, other, label):
         for k in a["sections"]:
             check(np.array_equal(a["sections"][k][:][oa], b["sections"][k][:][ob]),
                   f"{label}: results.h5 /sections/{k} differs")
+
+
+def mixed_ranks(vigor, job, scratch):
+    """Ranks with command lines of their own against the one-process run of `job` (survey-plain)."""
+    ref = os.path.join(scratch, "survey-plain")
+    base = [vigor, "run", job, "--quiet"]
+    cpu = ["--backend", "cpu"]
+    cases = [("cpu with 1 thread : cpu with 2", cpu + ["--threads", "1"], cpu + ["--threads", "2"])]
+    if os.environ.get("VIGOR_CUDA_BITWISE") == "ON":
+        probe = run(base + ["--backend", "cuda", "--out", os.path.join(scratch, "cuda-probe")])
+        if probe.returncode == 0:
+            cuda = ["--backend", "cuda"]
+            cases += [("cpu : cuda", cpu + ["--threads", "1"], cuda),
+                      ("cuda : cpu", cuda, cpu + ["--threads", "1"])]
+        elif os.environ.get("VIGOR_REQUIRE_GPU") == "1":
+            check(False, f"VIGOR_REQUIRE_GPU=1 but the cuda backend fails: {probe.stderr!r}")
+        else:
+            print("note: no usable GPU: ranks on the CPU and on the GPU were not compared")
+    for k, (label, first, second) in enumerate(cases):
+        out = os.path.join(scratch, f"survey-mixed{k}")
+        p = mpmd([base + ["--out", out] + first, base + ["--out", out] + second])
+        if p.returncode != 0:
+            print(p.stdout, p.stderr)
+            check(False, f"ranks {label}: exit {p.returncode}")
+            continue
+        s = compare(ref, out, f"ranks {label}", BACKEND if "cuda" in label else frozenset())
+        check(s.get("mpi_ranks") == 2, f"ranks {label}: mpi_ranks {s.get('mpi_ranks')}")
+    # Ranks given different jobs (here another precision) are refused at once: exit 2 on every
+    # rank, one message, nothing written (they would otherwise wait on each other forever).
+    out = os.path.join(scratch, "survey-disagree")
+    p = mpmd([base + ["--out", out], base + ["--out", out, "--precision", "float"]])
+    check(p.returncode == 2 and p.stderr.count("error: mpi ranks: were not all given") == 1,
+          f"ranks with different precisions: exit {p.returncode}: {p.stderr!r}")
+    check(not os.path.exists(out), "ranks with different precisions wrote their output dir")
 
 
 def main():
@@ -156,6 +205,7 @@ def main():
                 print("skip: this vigor was built without MPI (ranks ran the whole job each)")
                 return SKIP
             check(s.get("mpi_ranks", 1) == np_, f"{name} -np {np_}: mpi_ranks {s.get('mpi_ranks')}")
+    mixed_ranks(vigor, j["survey"], scratch)
     # results.h5 across rank counts (the section rows in the order each run drained them).
     hj = os.path.join(scratch, "survey-h5.json")
     with open(j["survey"]) as f:
@@ -190,7 +240,8 @@ def main():
     if FAILURES:
         print(f"{len(FAILURES)} failure(s)")
         return 1
-    print("mpirun -np 1, 2, 4 give the one-process outputs")
+    print("mpirun -np 1, 2, 4, and ranks with command lines of their own, give the one-process "
+          "outputs")
     return 0
 
 
