@@ -17,6 +17,7 @@
 #include "host/output/plot_command.hpp"
 #include "host/run/comm.hpp"
 #include "host/run/progress.hpp"
+#include "host/run/ranks.hpp"
 #include "host/run/run.hpp"
 #include "host/run/stop.hpp"
 #include "vigor/version.hpp"
@@ -120,12 +121,6 @@ int list() {
   std::printf("backends: cpu%s\n", cuda_device_count() > 0 ? ", cuda" : "");
   if (cuda_device_count() == 0) std::printf("  (cuda: %s)\n", cuda_unavailable_reason().c_str());
   return kExitOk;
-}
-
-/// "rank 2 of 4: " in an MPI run, "" otherwise.
-std::string rank_prefix() {
-  if (!comm::distributed()) return {};
-  return "rank " + std::to_string(comm::rank()) + " of " + std::to_string(comm::size()) + ": ";
 }
 
 struct Args {
@@ -369,7 +364,7 @@ int run(const Args& a, const Job& job) {
     if (comm::root()) std::fprintf(stderr, "vigor: %s\n", e.what());
     return kExitRuntime;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %srun failed: %s\n", rank_prefix().c_str(), e.what());
+    std::fprintf(stderr, "error: %srun failed: %s\n", comm::rank_prefix().c_str(), e.what());
     return kExitRuntime;
   }
   return kExitOk;
@@ -397,6 +392,9 @@ void check_ranks_agree(const Args& a) {
 /// The command argv names, run; what it throws, cli reports.
 int run_command(int argc, char** argv) {
   const std::string first = argc >= 2 ? argv[1] : "";
+  // Ranks given different commands would part here, before any of them reads a job.
+  if (comm::distributed() && !comm::all_equal(std::hash<std::string>{}(first)))
+    throw JobError("mpi ranks", "were not all given the same command");
   if (first == "--help" || first == "-h") {
     std::fputs(kUsage, stdout);
     return kExitOk;
@@ -410,11 +408,22 @@ int run_command(int argc, char** argv) {
     if (argc < 3) throw JobError("command", "plot needs a results directory");
     return plot_command(std::vector<std::string>(argv + 2, argv + argc));
   }
-  const Args a = parse_args(argc, argv);
-  if (a.command == "list") return a.job.empty() ? list() : list_job_model(a);
-  check_run_args(a);
+  Args a;
+  together([&] {
+    a = parse_args(argc, argv);
+    if (a.command != "list") check_run_args(a);
+  });
+  if (a.command == "list") {
+    check_ranks_agree(a);
+    return a.job.empty() ? list() : list_job_model(a);
+  }
+  // Each rank reads its job before the ranks compare them, so that a file one rank cannot read
+  // or parse is reported by that rank, as it would be in one process.
+  Job job;
+  together([&] {
+    if (a.resume.empty()) job = load_job(a.job, a.overrides);
+  });
   check_ranks_agree(a);
-  const Job job = a.resume.empty() ? load_job(a.job, a.overrides) : Job{};
   if (a.command == "validate") return validate(a, job);
   return run(a, job);
 }
@@ -431,7 +440,7 @@ int cli(int argc, char** argv) {
     if (e.path() == "command") std::fputs(kUsage, stderr);
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s%s\n", rank_prefix().c_str(), e.what());
+    std::fprintf(stderr, "error: %s%s\n", comm::rank_prefix().c_str(), e.what());
     return kExitRuntime;
   }
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace vigor::host {
@@ -29,6 +30,11 @@ int rank();
 int size();
 inline bool root() { return rank() == 0; }
 inline bool distributed() { return size() > 1; }
+/// "rank k of R: " before a message of one rank of a distributed run; empty in one process.
+inline std::string rank_prefix() {
+  if (!distributed()) return {};
+  return "rank " + std::to_string(rank()) + " of " + std::to_string(size()) + ": ";
+}
 
 /// This process's rank among the ranks of its node, from the launcher's environment (Open MPI,
 /// MPICH/Hydra, Slurm); -1 when no launcher started it. Chooses the rank's GPU

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <stdexcept>
@@ -52,13 +53,17 @@ std::vector<StateArray> gather_arrays(std::vector<StateArray> mine, std::int64_t
 /// counts the hits handed on.
 void deliver(const HitBlock& block, const HitSink& sink, std::int64_t& delivered);
 
-/// Runs f on every rank and fails on every rank when it failed on any: the rank that failed
-/// rethrows its exception, the others throw PeerFailure with the largest exit code, so no rank
-/// is left waiting in a collective call.
+/// Runs f on every rank and fails on every rank when it failed on any, so no rank is left
+/// waiting in a collective call: the ranks that did not fail throw PeerFailure with the worst
+/// exit code. A rank that failed at run time rethrows its exception (each says why). Bad input
+/// (JobError) is said once, by the lowest rank that found it: rank 0 rethrows it (the CLI reports
+/// it as it does in one process); another rank writes it to stderr with its rank and throws
+/// PeerFailure. Ranks may be given command lines of their own, so one rank may find bad input the
+/// others were not given.
 template <class F>
 void together(F&& f) {
   std::exception_ptr error;
-  int code = 0;
+  int code = kExitOk;
   try {
     f();
   } catch (const JobError&) {
@@ -73,8 +78,19 @@ void together(F&& f) {
     return;
   }
   const int worst = int(comm::max(double(code)));
-  if (error) std::rethrow_exception(error);
-  if (worst != 0) throw PeerFailure(worst);
+  if (worst == kExitOk) return;
+  const bool bad_input = code == kExitBadInput;
+  const int reporter = -int(comm::max(bad_input ? -double(comm::rank()) : -double(comm::size())));
+  if (bad_input && comm::rank() == reporter && !comm::root()) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const JobError& e) {
+      std::fprintf(stderr, "error: %s%s\n", comm::rank_prefix().c_str(), e.what());
+    }
+    throw PeerFailure(worst);
+  }
+  if (error && (!bad_input || comm::rank() == reporter)) std::rethrow_exception(error);
+  throw PeerFailure(worst);
 }
 
 }  // namespace vigor::host

@@ -9,7 +9,8 @@ chaos indicators, both series), the same survey of Hénon–Heiles written as a 
 rank count starting from an empty plugin cache, so that the ranks compile the plugin at once and
 share the one that lands first), and a loop ensemble (invariants.csv): every CSV byte for byte,
 summary.json equal except timings, memory and mpi_ranks, results.h5 equal after sorting its
-section rows; and that bad input under mpirun exits 2 with the message printed once.
+section rows; and that bad input under mpirun exits 2 with the message printed once, also when
+only one rank was given it or the ranks were given different jobs.
 Ranks started with command lines of their own (MPMD) give the same files too: one thread on one
 rank and two on the other; and, in a build whose GPU performs the CPU's operations
 (VIGOR_CUDA_BITWISE=ON in the environment, set by CMake for -DVIGOR_CUDA_FMAD=OFF) on a machine
@@ -48,20 +49,20 @@ def env(extra=None):
     return e
 
 
-def run(cmd, extra=None):
-    return subprocess.run(cmd, capture_output=True, text=True, env=env(extra), timeout=600)
+def run(cmd, extra=None, timeout=600):
+    return subprocess.run(cmd, capture_output=True, text=True, env=env(extra), timeout=timeout)
 
 
 def mpirun(np_, args, extra=None):
     return run(["mpirun", "--oversubscribe", "-np", str(np_)] + args, extra)
 
 
-def mpmd(argvs, extra=None):
+def mpmd(argvs, extra=None, timeout=600):
     """mpirun with a command line of its own for each rank (rank k runs argvs[k])."""
     cmd = ["mpirun", "--oversubscribe"]
     for k, argv in enumerate(argvs):
         cmd += ([":"] if k else []) + ["-np", "1"] + argv
-    return run(cmd, extra)
+    return run(cmd, extra, timeout)
 
 
 def jobs(scratch):
@@ -158,13 +159,41 @@ def mixed_ranks(vigor, job, scratch):
             continue
         s = compare(ref, out, f"ranks {label}", BACKEND if "cuda" in label else frozenset())
         check(s.get("mpi_ranks") == 2, f"ranks {label}: mpi_ranks {s.get('mpi_ranks')}")
-    # Ranks given different jobs (here another precision) are refused at once: exit 2 on every
-    # rank, one message, nothing written (they would otherwise wait on each other forever).
-    out = os.path.join(scratch, "survey-disagree")
-    p = mpmd([base + ["--out", out], base + ["--out", out, "--precision", "float"]])
-    check(p.returncode == 2 and p.stderr.count("error: mpi ranks: were not all given") == 1,
-          f"ranks with different precisions: exit {p.returncode}: {p.stderr!r}")
-    check(not os.path.exists(out), "ranks with different precisions wrote their output dir")
+    refused(vigor, job, scratch)
+
+
+def refused(vigor, job, scratch):
+    """Ranks that were given different jobs, or of which one was given bad input the others were
+    not, are refused at once: exit 2 on every rank, one message naming the key and the value (and
+    the rank, when it is not rank 0), nothing written. Before, every case but the first waited
+    forever: the ranks that had read their input went on into a collective call."""
+    out = os.path.join(scratch, "survey-refused")
+    base = [vigor, "run", job, "--quiet", "--out", out]
+    cases = [
+        ("another output dir", base, base[:-1] + [out + "-other"],
+         "error: mpi ranks: were not all given the same job"),
+        ("bad --threads on rank 1", base, base + ["--threads", "0"],
+         'error: rank 1 of 2: --threads: must be an integer between 1 and 4096, got "0"'),
+        ("unknown option on rank 0", base + ["--bogus"], base,
+         "error: --bogus: unknown option"),
+        ("bad --backend on rank 1", base, base + ["--backend", "gpu"],
+         'error: rank 1 of 2: --backend: must be "auto", "cpu" or "cuda", got "gpu"'),
+        ("missing job file on rank 1", base, [vigor, "run", job + ".missing", "--out", out],
+         "error: rank 1 of 2: job: cannot read job file"),
+        ("run : validate", base, [vigor, "validate", job],
+         "error: mpi ranks: were not all given the same command"),
+    ]
+    for label, first, second, message in cases:
+        try:
+            p = mpmd([first, second], timeout=180)
+        except subprocess.TimeoutExpired:
+            check(False, f"ranks with {label}: still waiting after 180 s")
+            continue
+        errors = [line for line in p.stderr.splitlines() if line.startswith("error:")]
+        check(p.returncode == 2 and len(errors) == 1 and errors[0].startswith(message),
+              f"ranks with {label}: exit {p.returncode}: {p.stderr!r}")
+        check(not os.path.exists(out) and not os.path.exists(out + "-other"),
+              f"ranks with {label} wrote an output dir")
 
 
 def main():
