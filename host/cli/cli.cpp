@@ -434,7 +434,8 @@ int cli(int argc, char** argv) {
   } catch (const PeerFailure& e) {
     return e.exit_code();
   } catch (const JobError& e) {
-    // Every rank reads the same job: one message is enough.
+    // Rank 0 says it: bad input reaches here on every rank alike (the ranks' agreement checks),
+    // or on rank 0 alone when together() chose it to report one that only some ranks found.
     if (!comm::root()) return kExitBadInput;
     std::fprintf(stderr, "error: %s\n", e.what());
     if (e.path() == "command") std::fputs(kUsage, stderr);
