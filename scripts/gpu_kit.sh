@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
 # Build, on a machine without a GPU, what a GPU machine that can fetch nothing and build little needs
-# to run vigor's GPU checks (scripts/gpu_kit_run.sh), and pack it into one file:
+# to run vigor's GPU checks (scripts/gpu_kit_run.sh), and pack it into one file per build:
 #
-#   bash scripts/gpu_kit.sh BUILD_DIR KIT.tar.xz
+#   bash scripts/gpu_kit.sh BUILD_DIR KIT_DIR    # KIT_DIR/vigor-kit-{nofmad,fmad}.tar.xz
 #
 # BUILD_DIR is configured for sm_90 machine code (H100, H200) and built twice: without nvcc's own
 # contractions (-DVIGOR_CUDA_FMAD=OFF, whose tests demand the CPU's bits on the GPU) and with them
 # (ON, the default). The second build recompiles only the CUDA units and what includes the plugin
-# settings, not the CPU engines. Of each build the kit keeps `vigor`, `vigor-bench` and `test_backend_cuda`,
-# stripped; the shared libraries they load that a bare machine may lack (HDF5, Open MPI and what
-# they load, OpenMP, the CUDA runtime; not the C library); the generated headers that formula models
-# compiled at run time include; and where the binaries expect the build and the source tree (paths
-# compiled into the tests). The three binaries of a build hold the same engines, and the two builds
-# the same CPU code, so xz with a dictionary larger than a binary stores them about once: the kit is
-# a third to a half of the 64 MiB a device call carries beside the working tree.
+# settings, not the CPU engines. Each build's kit holds its `vigor`, `vigor-bench` and
+# `test_backend_cuda`, stripped; the shared libraries they load that a bare machine may lack (HDF5,
+# Open MPI and what they load, OpenMP, the CUDA runtime; not the C library or libstdc++, whose
+# machine's versions are newer); the generated headers that formula models compiled at run time
+# include; and kit.txt: the commit, the build, and the paths compiled into the tests and plugins.
+# The three binaries hold the same engines, so xz with a dictionary larger than a binary stores
+# them about once; their sm_90 machine code (69 MB of the 108 MB of each) compresses 2.5 times.
+# A kit is then about 43 MiB, which a device call carries beside the working tree (13 MiB); both
+# would not fit one call's 64 MiB.
 #
-# Time on 2 cores: the first build as long as `make test`'s engines (about 35-45 min), the second
-# about 15 min. docs/building.md ("GPU checks from a kit") says how a session uses it.
+# Time on 2 cores: the first build about as long as `make test`'s engines (35-45 min), the second
+# about 15 min. docs/building.md ("GPU checks from a kit") says how a session uses the kits.
 set -euo pipefail
 
+command -v patchelf >/dev/null || { echo "gpu_kit: needs patchelf (apt-get install patchelf)" >&2; exit 2; }
 if [ $# -ne 2 ]; then
-  echo "usage: bash scripts/gpu_kit.sh BUILD_DIR KIT.tar.xz" >&2
+  echo "usage: bash scripts/gpu_kit.sh BUILD_DIR KIT_DIR" >&2
   exit 2
 fi
 src="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(mkdir -p "$1" && cd "$1" && pwd)"
-kit_file="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+kits="$(mkdir -p "$2" && cd "$2" && pwd)"
 jobs="${JOBS:-$(nproc)}"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
@@ -36,16 +39,55 @@ configure() {  # $1: ON or OFF (VIGOR_CUDA_FMAD)
         -DVIGOR_BUILD_FUZZ=OFF -DVIGOR_CUDA_FMAD="$1" >/dev/null
 }
 
-pack_build() {  # $1: the kit's name for this build (fmad, nofmad)
-  local out="$stage/kit/$1"
-  mkdir -p "$out"
-  strip -o "$out/vigor" "$build/vigor"
-  strip -o "$out/vigor-bench" "$build/bench/vigor-bench"
-  strip -o "$out/test_backend_cuda" "$build/test_backend_cuda"
-  cp -r "$build/generated" "$out/generated"
+# The kit of the build in BUILD_DIR, as KIT_DIR/vigor-kit-$1.tar.xz ($1: fmad or nofmad).
+pack_build() {
+  local kit="$stage/$1/kit"
+  mkdir -p "$kit/build" "$kit/lib"
+  strip -o "$kit/build/vigor" "$build/vigor"
+  strip -o "$kit/build/vigor-bench" "$build/bench/vigor-bench"
+  strip -o "$kit/build/test_backend_cuda" "$build/test_backend_cuda"
+  # The kit's libraries for these binaries and for what those libraries load (an RPATH, which
+  # applies to both, unlike a RUNPATH), and for nothing else: LD_LIBRARY_PATH would hand them to
+  # the machine's own Python too.
+  for b in vigor vigor-bench test_backend_cuda; do
+    patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$kit/build/$b"
+  done
+  cp -r "$build/generated" "$kit/build/generated"
+  # Everything the binaries load but the C library, the dynamic loader and libstdc++ (the
+  # machine's own, newer, must be the ones used) and the GPU driver (the machine's).
+  for bin in "$kit"/build/vigor "$kit"/build/vigor-bench "$kit"/build/test_backend_cuda; do
+    ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
+  done | sort -u | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | libresolv.so.* | \
+        ld-linux* | libcuda.so.* | libstdc++.so.* | libgcc_s.so.*) ;;
+      *) cp -L "$lib" "$kit/lib/" ;;
+    esac
+  done
+  # A library with a RUNPATH of its own (Open MPI's) looks up what it loads there alone, past the
+  # binaries' RPATH: each looks beside itself.
+  for lib in "$kit"/lib/*; do
+    patchelf --set-rpath '$ORIGIN' "$lib"
+  done
+  {
+    echo "build=$1"
+    echo "commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "changes=$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null | wc -l)"
+    echo "source_dir=$src"
+    echo "build_dir=$build"
+    echo "built=$(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n), $(g++ --version | head -1), $(nvcc --version | tail -1)"
+  } >"$kit/kit.txt"
+  local file="$kits/vigor-kit-$1.tar.xz"
+  tar -C "$stage/$1" -cf - kit | xz -T1 --lzma2=preset=6,dict=192MiB >"$file"
+  local size
+  size=$(stat -c %s "$file")
+  echo "gpu_kit: $file: $((size / 1048576)) MiB"
+  if [ "$size" -gt $((48 * 1048576)) ]; then
+    echo "gpu_kit: warning: over 48 MiB; with the working tree it may not fit a device call's 64 MiB" >&2
+  fi
 }
 
-# Both builds; BUILD_DIR is left configured as the default (ON).
+# The bitwise build first; BUILD_DIR is left configured as the default (ON).
 for fmad in OFF ON; do
   name=fmad
   [ "$fmad" = OFF ] && name=nofmad
@@ -54,32 +96,3 @@ for fmad in OFF ON; do
   cmake --build "$build" -j"$jobs" --target vigor vigor-bench test_backend_cuda
   pack_build "$name"
 done
-
-# Shared libraries: everything the binaries load but the C library and the dynamic loader (the
-# machine's own are newer and must be the ones used) and the GPU driver (the machine's).
-mkdir -p "$stage/kit/lib"
-for bin in "$stage"/kit/*/vigor "$stage"/kit/*/vigor-bench "$stage"/kit/*/test_backend_cuda; do
-  ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
-done | sort -u | while read -r lib; do
-  case "$(basename "$lib")" in
-    libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | libresolv.so.* | \
-      ld-linux* | libcuda.so.* | libstdc++.so.* | libgcc_s.so.*) ;;
-    *) cp -L "$lib" "$stage/kit/lib/" ;;
-  esac
-done
-
-{
-  echo "commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)"
-  echo "dirty=$(git -C "$src" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)"
-  echo "source_dir=$src"
-  echo "build_dir=$build"
-  echo "built=$(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n), $(g++ --version | head -1), $(nvcc --version | tail -1)"
-} >"$stage/kit/kit.txt"
-
-echo "gpu_kit: packing $kit_file"
-tar -C "$stage" -cf - kit | xz -T1 --lzma2=preset=6,dict=192MiB >"$kit_file"
-size=$(stat -c %s "$kit_file")
-echo "gpu_kit: $kit_file: $((size / 1048576)) MiB ($(cat "$stage/kit/kit.txt" | head -1))"
-if [ "$size" -gt $((48 * 1048576)) ]; then
-  echo "gpu_kit: warning: over 48 MiB; with the working tree it may not fit a device call's 64 MiB" >&2
-fi

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# On a GPU machine, vigor's GPU checks from a kit made by scripts/gpu_kit.sh, in the repository
-# root of the same commit, writing what it finds to OUT (default ./gpu-kit-out):
+# On a GPU machine, vigor's GPU checks from a kit made by scripts/gpu_kit.sh (one build: nofmad,
+# -DVIGOR_CUDA_FMAD=OFF, or fmad, the default), in the repository root of the same commit, writing
+# what it finds to OUT (default ./gpu-kit-out):
 #
 #   bash scripts/gpu_kit_run.sh KIT.tar.xz [OUT] [STEP...]
 #
-# Steps, in this order (default: all):
-#   tests     test_backend_cuda of both builds with VIGOR_REQUIRE_GPU=1: the GPU against the CPU
-#             with tolerances (fmad) and byte for byte (nofmad, VIGOR_CUDA_BITWISE)
-#   identity  scripts/compare_builds.py --backends cpu,cuda with the nofmad build's vigor: the
-#             examples and every model x integrator x precision of its matrix, every CSV byte for
-#             byte (the test identity.cpu_and_cuda of a -DVIGOR_CUDA_FMAD=OFF build)
-#   bench     vigor-bench --backend cuda --no-implicit at 10^6 trajectories with both builds: the
-#             bare kernel against the hand-written one, with nvcc's contractions and without
-#   survey    vigor-bench --backend cuda --survey-only (the fmad build): issue 27's table
-# Each step has its own time limit (seconds, STEP_LIMIT, default 240) so that one that hangs leaves
-# the others their time; the log says which passed. Exit status: the number of steps that failed.
+# Steps (default: tests, identity and bench for nofmad; tests, bench and survey for fmad):
+#   tests     test_backend_cuda with VIGOR_REQUIRE_GPU=1: the GPU against the CPU with tolerances
+#             (fmad), byte for byte (nofmad, VIGOR_CUDA_BITWISE)
+#   identity  scripts/compare_builds.py --backends cpu,cuda: the examples and every model x
+#             integrator x precision of its matrix, every CSV byte for byte (the test
+#             identity.cpu_and_cuda of a -DVIGOR_CUDA_FMAD=OFF build; nofmad only)
+#   bench     vigor-bench --backend cuda --no-implicit at 10^6 trajectories: the bare kernel
+#             against the hand-written one
+#   survey    vigor-bench --backend cuda --survey-only: issue 27's table
+# Each step has its own time limit (seconds, STEP_LIMIT, default 240), so that one that hangs
+# leaves the others their time. OUT gets log.txt (appended to) and a JSON per step, named after the
+# build. Exit status: the number of steps that failed.
 set -uo pipefail
 
 if [ $# -lt 1 ]; then
@@ -26,16 +28,19 @@ kit_file="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 out="$(mkdir -p "${2:-gpu-kit-out}" && cd "${2:-gpu-kit-out}" && pwd)"
 shift $(($# >= 2 ? 2 : 1))
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(tests identity bench survey)
 limit="${STEP_LIMIT:-240}"
 log="$out/log.txt"
 
 work="$(mktemp -d)"
 tar -C "$work" -xJf "$kit_file" || { echo "gpu_kit_run: cannot unpack $kit_file" >&2; exit 2; }
 kit="$work/kit"
-export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+build="$(sed -n 's/^build=//p' "$kit/kit.txt")"
 source_dir="$(sed -n 's/^source_dir=//p' "$kit/kit.txt")"
 build_dir="$(sed -n 's/^build_dir=//p' "$kit/kit.txt")"
+if [ ${#steps[@]} -eq 0 ]; then
+  steps=(tests bench survey)
+  [ "$build" = nofmad ] && steps=(tests identity bench)
+fi
 
 # The builds compiled in where their source tree and build directory were (formula models compile
 # their plugins at run time against both): here they become links to this repository and to the
@@ -52,9 +57,7 @@ link() {  # $1: what the link points to, $2: the link
   ln -s "$1" "$2"
 }
 [ "$source_dir" = "$root" ] || link "$root" "$source_dir"
-use_build() {  # $1: fmad or nofmad
-  link "$kit/$1" "$build_dir"
-}
+link "$kit/build" "$build_dir"
 
 {
   echo "== gpu_kit_run $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -63,7 +66,7 @@ use_build() {  # $1: fmad or nofmad
   nvidia-smi -L 2>&1
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv 2>&1
   echo "host: $(nproc) cores, $(g++ --version 2>&1 | head -1), $(nvcc --version 2>&1 | tail -1)"
-} >"$log"
+} >>"$log"
 
 failed=0
 run_step() {  # $1: name, then the command; its output goes to the log
@@ -77,34 +80,33 @@ run_step() {  # $1: name, then the command; its output goes to the log
   [ $rc -eq 0 ] || failed=$((failed + 1))
 }
 
+bin="$kit/build"
 for step in "${steps[@]}"; do
   case "$step" in
     tests)
-      for b in fmad nofmad; do
-        use_build "$b"
-        VIGOR_REQUIRE_GPU=1 run_step "tests-$b" "$kit/$b/test_backend_cuda" --gtest_brief=1 \
-          --gtest_output="json:$out/tests-$b.json"
-      done
+      VIGOR_REQUIRE_GPU=1 run_step "tests-$build" "$bin/test_backend_cuda" --gtest_brief=1 \
+        --gtest_output="json:$out/tests-$build.json"
       ;;
     identity)
-      use_build nofmad
+      if [ "$build" != nofmad ]; then
+        echo "gpu_kit_run: identity needs the nofmad kit (the $build build's GPU contracts)" | tee -a "$log"
+        failed=$((failed + 1))
+        continue
+      fi
       VIGOR_REQUIRE_GPU=1 run_step identity python3 "$root/scripts/compare_builds.py" \
-        "$kit/nofmad/vigor" "$kit/nofmad/vigor" --backends cpu,cuda --only "(plane|every7|tangent)$" \
+        "$bin/vigor" "$bin/vigor" --backends cpu,cuda --only "(plane|every7|tangent)$" \
         --work "$work/identity"
       ;;
     bench)
-      for b in fmad nofmad; do
-        use_build "$b"
-        run_step "bench-$b" "$kit/$b/vigor-bench" --backend cuda --sizes 1e6 --no-implicit \
-          --json "$out/bench-$b.json"
-      done
+      run_step "bench-$build" "$bin/vigor-bench" --backend cuda --sizes 1e6 --no-implicit \
+        --json "$out/bench-$build.json"
       ;;
     survey)
-      use_build fmad
-      run_step survey "$kit/fmad/vigor-bench" --backend cuda --survey-only --json "$out/survey.json"
+      run_step "survey-$build" "$bin/vigor-bench" --backend cuda --survey-only \
+        --json "$out/survey-$build.json"
       ;;
     *)
-      echo "gpu_kit_run: unknown step '$step' (tests, identity, bench, survey)" >&2
+      echo "gpu_kit_run: unknown step '$step' (tests, identity, bench, survey)" | tee -a "$log"
       failed=$((failed + 1))
       ;;
   esac
