@@ -43,20 +43,19 @@ configure() {  # $1: ON or OFF (VIGOR_CUDA_FMAD)
 pack_build() {
   local kit="$stage/$1/kit"
   mkdir -p "$kit/build" "$kit/lib"
-  strip -o "$kit/build/vigor" "$build/vigor"
-  strip -o "$kit/build/vigor-bench" "$build/bench/vigor-bench"
-  strip -o "$kit/build/test_backend_cuda" "$build/test_backend_cuda"
-  # The kit's libraries for these binaries and for what those libraries load (an RPATH, which
-  # applies to both, unlike a RUNPATH), and for nothing else: LD_LIBRARY_PATH would hand them to
-  # the machine's own Python too.
-  for b in vigor vigor-bench test_backend_cuda; do
-    patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$kit/build/$b"
+  local b
+  # Each binary with an RPATH to the kit's libraries, which applies to what those libraries load
+  # too (unlike a RUNPATH), and to nothing else: LD_LIBRARY_PATH would hand them to the machine's
+  # own Python as well.
+  for b in vigor bench/vigor-bench test_backend_cuda; do
+    strip -o "$kit/build/${b##*/}" "$build/$b"
+    patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$kit/build/${b##*/}"
   done
   cp -r "$build/generated" "$kit/build/generated"
-  # Everything the binaries load but the C library, the dynamic loader and libstdc++ (the
-  # machine's own, newer, must be the ones used) and the GPU driver (the machine's).
-  for bin in "$kit"/build/vigor "$kit"/build/vigor-bench "$kit"/build/test_backend_cuda; do
-    ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
+  # Everything the binaries load but the C library, the dynamic loader, libstdc++ and libgcc_s
+  # (the machine's own, newer, must be the ones used) and the GPU driver (the machine's).
+  for b in vigor vigor-bench test_backend_cuda; do
+    ldd "$kit/build/$b" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
   done | sort -u | while read -r lib; do
     case "$(basename "$lib")" in
       libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | libresolv.so.* | \

@@ -32,6 +32,7 @@ limit="${STEP_LIMIT:-240}"
 log="$out/log.txt"
 
 work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 tar -C "$work" -xJf "$kit_file" || { echo "gpu_kit_run: cannot unpack $kit_file" >&2; exit 2; }
 kit="$work/kit"
 build="$(sed -n 's/^build=//p' "$kit/kit.txt")"
@@ -87,7 +88,7 @@ for step in "${steps[@]}"; do
       VIGOR_REQUIRE_GPU=1 run_step "tests-$build" "$bin/test_backend_cuda" --gtest_brief=1 \
         --gtest_output="json:$out/tests-$build.json"
       ;;
-    identity)
+    identity)  # the arguments of CMakeLists.txt's identity.cpu_and_cuda: keep the two alike
       if [ "$build" != nofmad ]; then
         echo "gpu_kit_run: identity needs the nofmad kit (the $build build's GPU contracts)" | tee -a "$log"
         failed=$((failed + 1))
@@ -112,5 +113,4 @@ for step in "${steps[@]}"; do
   esac
 done
 echo "== gpu_kit_run: $failed step(s) failed; log $log" | tee -a "$log"
-rm -rf "$work"
 exit "$failed"
