@@ -62,6 +62,22 @@ struct HenonHeiles {
     g[1] = fma(Real(3) * b * y, y, fma(a * x, x, y));
   }
 
+  /// The force -grad V, hand-written with the sign folded into each term's last multiply-add:
+  ///   f0 = -fma(2a x, y, x),   f1 = -fma(3b y, y, fma(a x, x, y)),
+  /// each negated_fma one instruction. Negating potential_gradient() put one more on the step's
+  /// chain per component (docs/performance.md, "The Hénon–Heiles force with its sign folded in").
+  /// The same bits as -potential_gradient() but for the sign of an exactly zero component
+  /// (kernels/core/arith.hpp); tests check both.
+  VIGOR_HD VIGOR_INLINE void force(const kernels::Vec<Real, dof>& q,
+                                   kernels::Vec<Real, dof>& f) const {
+    using kernels::fma;
+    using kernels::negated_fma;
+    const Real x = q[0];
+    const Real y = q[1];
+    f[0] = negated_fma(Real(2) * a * x, y, x);
+    f[1] = negated_fma(Real(3) * b * y, y, fma(a * x, x, y));
+  }
+
   /// Hess V, hand-written for the Newton Jacobians of the implicit integrators (tests check it
   /// against nested-dual AD of potential()).
   VIGOR_HD VIGOR_INLINE void potential_hessian(const kernels::Vec<Real, dof>& q,

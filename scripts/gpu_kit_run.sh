@@ -60,6 +60,26 @@ link() {  # $1: what the link points to, $2: the link
 [ "$source_dir" = "$root" ] || link "$root" "$source_dir"
 link "$kit/build" "$build_dir"
 
+# Formula models compile their plugins at run time with the compilers the build named (the kit's
+# generated/vigor/plugin_config.hpp). Where this machine has one elsewhere, the one on its PATH is
+# named instead, through the variables vigor reads for that (docs/formula_models.md).
+compiled_in() {  # $1: kPluginCompiler or kPluginCudaCompiler
+  sed -n "s/.*$1 = \"\(.*\)\";.*/\1/p" "$kit/build/generated/vigor/plugin_config.hpp"
+}
+use_compiler() {  # $1: the variable, $2: the compiled-in path, $3...: names to look for on the PATH
+  local var="$1" path="$2" name found=""
+  shift 2
+  if [ -z "$path" ] || [ -x "$path" ] || [ -n "${!var:-}" ]; then return; fi
+  for name in "$@"; do
+    found="$(command -v "$name" 2>/dev/null)" && break
+  done
+  if [ -n "$found" ]; then
+    export "$var=$found"
+    echo "gpu_kit_run: $path is not here; $var=$found"
+  else
+    echo "gpu_kit_run: $path is not here, nor $* on the PATH: formula models will not compile"
+  fi
+}
 {
   echo "== gpu_kit_run $(date -u +%Y-%m-%dT%H:%MZ)"
   cat "$kit/kit.txt"
@@ -68,6 +88,8 @@ link "$kit/build" "$build_dir"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv 2>&1
   echo "host: $(nproc) cores, $(g++ --version 2>&1 | head -1), $(nvcc --version 2>&1 | tail -1)"
 } >>"$log"
+use_compiler VIGOR_CXX "$(compiled_in kPluginCompiler)" c++ g++ >>"$log"
+use_compiler VIGOR_NVCC "$(compiled_in kPluginCudaCompiler)" nvcc /usr/local/cuda/bin/nvcc >>"$log"
 
 failed=0
 run_step() {  # $1: name, then the command; its output goes to the log

@@ -15,6 +15,7 @@
 
 #include "kernels/core/hamiltonian.hpp"
 #include "kernels/integrators/stormer_verlet.hpp"
+#include "kernels/simd/pack.hpp"
 #include "models/harmonic_oscillator.hpp"
 #include "models/henon_heiles.hpp"
 #include "models/j2_satellite.hpp"
@@ -325,6 +326,77 @@ TEST(HenonHeiles, GradientsAndFloat) {
       ExpectFloatAgreesWithDouble<HenonHeiles>(params, qs,
                                                Vec<double, 2>::filled(MaxAbs(qs) * 2.0));
     }
+  }
+}
+
+// The hand-written force folds the sign into each term's last multiply-add (negated_fma). It gives
+// the bits of the negated gradient the steps used before, but for an exactly zero component
+// (kernels/core/arith.hpp): +0 where a negation done as written gives -0. And it gives the same
+// bits on the scalar path and in the pack lanes, zeros included: the negated gradient did not (the
+// packs' negation kept -0, GCC's scalar code folded it into vfnmsub and gave +0).
+template <class Real>
+void ExpectForceIsNegatedGradientBitForBit(const HenonHeiles<Real>& m, const Vec<Real, 2>& q,
+                                           const std::string& where) {
+  Vec<Real, 2> g, f;
+  m.potential_gradient(q, g);
+  m.force(q, f);
+  const Vec<Real, 2> through_kernels = kernels::force(m, q);
+  for (int i = 0; i < 2; ++i) {
+    if (g[i] == Real(0)) {
+      EXPECT_EQ(f[i], Real(0)) << where << " component " << i;
+    } else {
+      EXPECT_EQ(kernels::bits_of(f[i]), kernels::bits_of(Real(-g[i])))
+          << where << " component " << i;
+    }
+    EXPECT_EQ(kernels::bits_of(through_kernels[i]), kernels::bits_of(f[i])) << where;
+  }
+}
+
+template <class Real>
+void ExpectPackForceIsScalarForce(const std::vector<double>& params, std::mt19937_64& rng) {
+  constexpr int W = kernels::native_lanes<Real>();
+  using P = kernels::Pack<Real, W>;
+  const auto ms = HenonHeiles<Real>::from_params(params.data());
+  const auto mp = HenonHeiles<P>::from_params(params.data());
+  std::uniform_real_distribution<double> u(-0.6, 0.6);
+  // Lanes 0 and 1 on the section x = 0, on either side of y = 0 (an exactly zero f0 there).
+  Vec<P, 2> q;
+  for (int l = 0; l < W; ++l) {
+    q[0].set(l, Real(l < 2 ? 0.0 : u(rng)));
+    q[1].set(l, Real(l == 0 ? -0.2 : l == 1 ? 0.3 : u(rng)));
+  }
+  Vec<P, 2> f;
+  mp.force(q, f);
+  for (int l = 0; l < W; ++l) {
+    Vec<Real, 2> fs;
+    ms.force(Vec<Real, 2>{{q[0][l], q[1][l]}}, fs);
+    for (int i = 0; i < 2; ++i)
+      EXPECT_EQ(kernels::bits_of(f[i][l]), kernels::bits_of(fs[i]))
+          << "lane " << l << " component " << i;
+  }
+}
+
+TEST(HenonHeiles, HandForceIsTheNegatedGradientOnEveryLaneType) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> u(-0.6, 0.6);
+  for (const std::vector<double>& params :
+       {DefaultParams<HenonHeiles<double>>(), std::vector<double>{0.7, 0.4}}) {
+    const auto md = HenonHeiles<double>::from_params(params.data());
+    const auto mf = HenonHeiles<float>::from_params(params.data());
+    for (int t = 0; t < 200; ++t) {
+      const double x = u(rng), y = u(rng);
+      ExpectForceIsNegatedGradientBitForBit(md, Vec<double, 2>{{x, y}},
+                                            Where(QVec<HenonHeiles<double>>{{x, y}}));
+      ExpectForceIsNegatedGradientBitForBit(mf, Vec<float, 2>{{float(x), float(y)}}, "float");
+    }
+    // On the section x = 0 the first component is an exact zero, -0 from the negated gradient
+    // where y < 0 (2a x y = -0, and -0 + 0 = +0 negates to -0), +0 from the force.
+    ExpectForceIsNegatedGradientBitForBit(md, Vec<double, 2>{{0.0, -0.2}}, "x = 0, y < 0");
+    Vec<double, 2> f;
+    md.force(Vec<double, 2>{{0.0, -0.2}}, f);
+    EXPECT_FALSE(std::signbit(f[0]));
+    ExpectPackForceIsScalarForce<double>(params, rng);
+    ExpectPackForceIsScalarForce<float>(params, rng);
   }
 }
 

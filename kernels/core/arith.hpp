@@ -23,6 +23,17 @@ namespace vigor::kernels {
 VIGOR_HD VIGOR_INLINE double fma(double a, double b, double c) { return ::fma(a, b, c); }
 VIGOR_HD VIGOR_INLINE float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
 
+/// -(a*b + c) with one rounding, written as fma(-a, b, -c): one instruction with no negation
+/// after it (x86's vfnmsub, sign modifiers on the GPU's FMA, kernels/simd/pack.hpp for packs).
+/// -fma(a, b, c) is a second instruction on the packs' intrinsics and under nvcc, which keep the
+/// sign of zero; GCC folds it into vfnmsub on scalars. In round to nearest the two forms agree in
+/// every bit but one case: an exactly zero a*b + c is +0 here and -0 from -fma(a, b, c) done as
+/// written. So this form also gives every backend the bits GCC's scalar code already had.
+template <class T>
+VIGOR_HD VIGOR_INLINE T negated_fma(const T& a, const T& b, const T& c) {
+  return fma(-a, b, -c);
+}
+
 VIGOR_HD VIGOR_INLINE double mul_unfused(double a, double b) {
 #if VIGOR_DEVICE_PASS
   return __dmul_rn(a, b);

@@ -6,8 +6,9 @@
 ///
 ///     H(q, p) = 1/2 sum_i p_i^2 inv_mass(i) + V(q).
 ///
-/// The force -grad V comes from the model's hand-written `potential_gradient(q, g)` when it has
-/// one, and from forward-mode AD of `potential` otherwise, so a model only has to write V. The
+/// The force -grad V comes from the model's hand-written `force(q, f)` or `potential_gradient(q,
+/// g)` when it has one, and from forward-mode AD of `potential` otherwise, so a model only has to
+/// write V. The
 /// Hessian (for the Newton Jacobians of implicit steps) likewise comes from a hand-written
 /// `potential_hessian(q, H)` or from nested-dual AD.
 #pragma once
@@ -186,13 +187,23 @@ requires std::is_same_v<R, real_t<M>> VIGOR_HD VIGOR_INLINE void potential_gradi
   }
 }
 
-/// The force -grad V(q).
+template <class M, class Real>
+concept HasHandForce = requires(const M& m, const Vec<Real, M::dof>& q, Vec<Real, M::dof>& f) {
+  m.force(q, f);
+};
+
+/// The force -grad V(q): the model's hand-written force when present (a gradient that ends in a
+/// multiply-add can fold the sign into it, kernels::negated_fma), the negated gradient otherwise.
 template <class M, class Real>
 VIGOR_HD VIGOR_INLINE Vec<Real, M::dof> force(const M& m, const Vec<Real, M::dof>& q) {
   Vec<Real, M::dof> g;
-  potential_gradient(m, q, g);
-  VIGOR_UNROLL
-  for (int i = 0; i < M::dof; ++i) g[i] = -g[i];
+  if constexpr (HasHandForce<M, Real>) {
+    m.force(q, g);
+  } else {
+    potential_gradient(m, q, g);
+    VIGOR_UNROLL
+    for (int i = 0; i < M::dof; ++i) g[i] = -g[i];
+  }
   return g;
 }
 

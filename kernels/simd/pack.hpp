@@ -553,6 +553,40 @@ inline Pack<T, W> fma(const Pack<T, W>& a, const Pack<T, W>& b, const Pack<T, W>
   return x;
 }
 
+/// -(a*b + c) with one rounding in every lane (kernels/core/arith.hpp): the packed
+/// negated-multiply-subtract where the target has one, so that no negation follows it.
+template <class T, int W>
+inline Pack<T, W> negated_fma(const Pack<T, W>& a, const Pack<T, W>& b, const Pack<T, W>& c) {
+  using V [[maybe_unused]] = typename Pack<T, W>::V;  // unused without FMA instructions
+#if defined(__AVX512F__)
+  if constexpr (sizeof(V) == 64) {
+    if constexpr (sizeof(T) == 8)
+      return Pack<T, W>::map([&](int r) { return V(_mm512_fnmsub_pd(a.v[r], b.v[r], c.v[r])); });
+    else
+      return Pack<T, W>::map([&](int r) { return V(_mm512_fnmsub_ps(a.v[r], b.v[r], c.v[r])); });
+  }
+#endif
+#if defined(__FMA__)
+  if constexpr (sizeof(V) == 32) {
+    if constexpr (sizeof(T) == 8)
+      return Pack<T, W>::map([&](int r) { return V(_mm256_fnmsub_pd(a.v[r], b.v[r], c.v[r])); });
+    else
+      return Pack<T, W>::map([&](int r) { return V(_mm256_fnmsub_ps(a.v[r], b.v[r], c.v[r])); });
+  }
+  if constexpr (sizeof(V) == 16) {
+    if constexpr (sizeof(T) == 8)
+      return Pack<T, W>::map([&](int r) { return V(_mm_fnmsub_pd(a.v[r], b.v[r], c.v[r])); });
+    else
+      return Pack<T, W>::map([&](int r) { return V(_mm_fnmsub_ps(a.v[r], b.v[r], c.v[r])); });
+  }
+#endif
+  Pack<T, W> x;
+  for (int r = 0; r < Pack<T, W>::R; ++r)
+    for (int j = 0; j < Pack<T, W>::L; ++j)
+      x.v[r][j] = vigor::kernels::fma(-a.v[r][j], b.v[r][j], -c.v[r][j]);
+  return x;
+}
+
 /// The product, never fused with a later addition (the host compiles with -ffp-contract=off).
 template <class T, int W>
 inline Pack<T, W> mul_unfused(const Pack<T, W>& a, const Pack<T, W>& b) {
