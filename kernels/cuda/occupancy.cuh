@@ -16,6 +16,8 @@ namespace vigor::models {
 template <class Real>
 struct DoubleSphericalPendulum;
 template <class Real>
+struct HenonHeiles;
+template <class Real>
 struct J2Satellite;
 }  // namespace vigor::models
 
@@ -25,6 +27,8 @@ template <class Real>
 struct Midpoint;
 template <class Real>
 struct BlanesMoan6;
+template <class Real>
+struct StormerVerlet;
 
 /// Minimum resident blocks per SM for segment_kernel<M, I, Real>. 0 means none: nvcc then writes no
 /// `.minnctapersm` into the PTX, as if the argument were absent. 1 is not the same: it changes
@@ -38,6 +42,17 @@ inline constexpr int kSegmentMinBlocks = 0;
 template <>
 inline constexpr int
     kSegmentMinBlocks<models::DoubleSphericalPendulum<float>, Midpoint<float>, float> = 3;
+
+/// Hénon–Heiles under Verlet in FP64, the bare kernel timed against the hand-written one: 80
+/// registers (6 blocks of 128 per SM) without a spill until its force folded its sign into the
+/// multiply-adds (models/henon_heiles.hpp). Left free, ptxas then took 72 (7 blocks) and spilled a
+/// predicate to local memory, reloaded at the head of the driver's loop. Capped at the 6 blocks
+/// it was timed at: 80, no spill, two instructions fewer per step in the burst loop. Not timed:
+/// the session that made the cap had no GPU (docs/performance.md, "The Hénon–Heiles force with its
+/// sign folded in").
+template <>
+inline constexpr int kSegmentMinBlocks<models::HenonHeiles<double>, StormerVerlet<double>, double> =
+    6;
 
 /// The J2 satellite under Blanes–Moan 6 in FP32: the driver in short functions (LaneDriver) moved
 /// it from 56 registers (9 blocks of 128 per SM) to 62 (8 blocks); capped at 9, 56 without a spill.
