@@ -6,11 +6,10 @@
 ///
 ///     H(q, p) = 1/2 sum_i p_i^2 inv_mass(i) + V(q).
 ///
-/// The force -grad V comes from the model's hand-written `force(q, f)` or `potential_gradient(q,
-/// g)` when it has one, and from forward-mode AD of `potential` otherwise, so a model only has to
-/// write V. The
-/// Hessian (for the Newton Jacobians of implicit steps) likewise comes from a hand-written
-/// `potential_hessian(q, H)` or from nested-dual AD.
+/// The force -grad V comes from the model's hand-written `force(q, f)` or
+/// `potential_gradient(q, g)` when it has one, and from forward-mode AD of `potential` otherwise,
+/// so a model only has to write V. The Hessian (for the Newton Jacobians of implicit steps)
+/// likewise comes from a hand-written `potential_hessian(q, H)` or from nested-dual AD.
 #pragma once
 
 #include <type_traits>
